@@ -1,0 +1,8 @@
+//! Tasks and trajectories: upstream's task files, our embedded fixtures, and the JSON Lines
+//! records of finished episodes.
+
+pub mod fixtures;
+pub mod nl2bash;
+pub mod spider;
+pub mod task;
+pub mod trajectory;

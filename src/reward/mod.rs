@@ -1,0 +1,5 @@
+//! Upstream InterCode's scoring, reproduced exactly and checked against upstream's own logs.
+
+pub mod bash;
+pub mod sql;
+pub mod tfidf;

@@ -1,0 +1,305 @@
+//! One action: the root process (usually `sh -c '<command>'`), everything it spawns, the captured
+//! output, and the cancellation that ends stragglers. The action is the unit of the timeout.
+
+use super::limits::Limits;
+use super::process::{self, ProcessSpec};
+use super::{Shared, SharedClock};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Shared by every process of one action.
+pub(crate) struct ActionState {
+    pub root_path: PathBuf,
+    pub root_dir: cap_std::fs::Dir,
+    pub limits: Limits,
+    pub clock: Option<SharedClock>,
+    /// Set on timeout or when the root process has ended: every guest traps at its next epoch
+    /// check and interruptible host calls (sleep) return.
+    pub cancelled: AtomicBool,
+    pub live: AtomicU32,
+    pub started: AtomicU32,
+    next_pid: AtomicU32,
+    children: Mutex<HashMap<u32, JoinHandle<i32>>>,
+    /// Lets `sleep` wait on something cancellation can wake.
+    pub wakeup: (Mutex<()>, Condvar),
+}
+
+impl ActionState {
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        let _guard = self.wakeup.0.lock();
+        self.wakeup.1.notify_all();
+    }
+
+    /// Starts a process on its own thread; `Err(EAGAIN)`-style refusal when a limit is hit.
+    pub fn spawn(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        spec: ProcessSpec,
+    ) -> Result<u32, SpawnRefused> {
+        self.spawn_notify(shared, spec, None)
+    }
+
+    fn spawn_notify(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        spec: ProcessSpec,
+        on_exit: Option<std::sync::mpsc::Sender<i32>>,
+    ) -> Result<u32, SpawnRefused> {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Err(SpawnRefused);
+        }
+        if self.live.fetch_add(1, Ordering::SeqCst) >= self.limits.live_processes
+            || self.started.fetch_add(1, Ordering::SeqCst) >= self.limits.total_processes
+        {
+            self.live.fetch_sub(1, Ordering::SeqCst);
+            return Err(SpawnRefused);
+        }
+        let pid = self.next_pid.fetch_add(1, Ordering::SeqCst);
+        let action = self.clone();
+        let shared = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("guest-{pid}"))
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let code = process::run(&shared, &action, spec);
+                action.live.fetch_sub(1, Ordering::SeqCst);
+                if let Some(tx) = on_exit {
+                    let _ = tx.send(code);
+                }
+                code
+            });
+        match handle {
+            Ok(h) => {
+                self.children
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(pid, h);
+                Ok(pid)
+            }
+            Err(_) => {
+                self.live.fetch_sub(1, Ordering::SeqCst);
+                Err(SpawnRefused)
+            }
+        }
+    }
+
+    /// Waits for a process started by [`ActionState::spawn`].
+    pub fn wait(&self, pid: u32) -> Option<i32> {
+        let handle = self
+            .children
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&pid)?;
+        Some(handle.join().unwrap_or(process::status::ABORTED))
+    }
+
+    fn join_all(&self, deadline: Instant) {
+        loop {
+            let handles: Vec<_> = self
+                .children
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain()
+                .map(|(_, h)| h)
+                .collect();
+            if handles.is_empty() {
+                return;
+            }
+            for h in handles {
+                while !h.is_finished() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                if h.is_finished() {
+                    let _ = h.join();
+                } else {
+                    tracing::warn!("a guest thread outlived its action; leaving it detached");
+                }
+            }
+            if Instant::now() >= deadline {
+                return;
+            }
+        }
+    }
+}
+
+/// A spawn refused because the action is over or a process limit was reached.
+#[derive(Debug)]
+pub(crate) struct SpawnRefused;
+
+/// What one action observed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// stdout and stderr interleaved in the order they were written.
+    pub output: Vec<u8>,
+    /// Bytes dropped beyond [`Limits::output_bytes`].
+    pub truncated_bytes: u64,
+    pub status: RunStatus,
+    /// Processes started, the root included.
+    pub processes: u32,
+    /// What the root wrote to its report handle (handle 3), when asked for.
+    pub report: Option<Vec<u8>>,
+}
+
+/// How an action ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    Exited(i32),
+    TimedOut,
+}
+
+impl RunOutcome {
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.status {
+            RunStatus::Exited(c) => Some(c),
+            RunStatus::TimedOut => None,
+        }
+    }
+}
+
+/// What to run as the root of an action.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: String,
+    /// Bytes on the root's stdin; `None` is an empty stdin (upstream had no TTY and no stdin).
+    pub stdin: Option<Vec<u8>>,
+    /// Give the root a report pipe as handle 3 (the shell writes its final cwd and state
+    /// there when `INTERCODE_REPORT_HANDLE=3` is in its environment).
+    pub report: bool,
+}
+
+fn pipe_files() -> std::io::Result<(File, File)> {
+    let (r, w) = std::io::pipe()?;
+    Ok((
+        File::from(std::os::fd::OwnedFd::from(r)),
+        File::from(std::os::fd::OwnedFd::from(w)),
+    ))
+}
+
+#[derive(Default)]
+struct Captured {
+    kept: Vec<u8>,
+    dropped: u64,
+}
+
+/// Reads the capture pipe to its end, keeping at most `cap` bytes (the rest is counted and
+/// dropped so a flooding writer never blocks and never grows our memory).
+fn drain(mut reader: File, cap: usize, into: Arc<Mutex<Captured>>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                let mut c = into.lock().unwrap_or_else(|e| e.into_inner());
+                let room = cap.saturating_sub(c.kept.len());
+                let take = room.min(n);
+                c.kept.extend_from_slice(&buf[..take]);
+                c.dropped += (n - take) as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+}
+
+/// The report holds a path and the shell's variables and functions; 4 MiB is far beyond any
+/// real state and bounds what a hostile script can make the host keep.
+const REPORT_CAP: u64 = 4 << 20;
+
+/// How long stragglers get to die after cancellation before we stop waiting for them.
+const GRACE: Duration = Duration::from_secs(2);
+
+pub(crate) fn run_action(
+    shared: &Arc<Shared>,
+    root_path: PathBuf,
+    root_dir: cap_std::fs::Dir,
+    clock: Option<SharedClock>,
+    req: &RunRequest,
+    limits: &Limits,
+) -> crate::Result<RunOutcome> {
+    let action = Arc::new(ActionState {
+        root_path,
+        root_dir,
+        limits: limits.clone(),
+        clock,
+        cancelled: AtomicBool::new(false),
+        live: AtomicU32::new(0),
+        started: AtomicU32::new(0),
+        next_pid: AtomicU32::new(2),
+        children: Mutex::new(HashMap::new()),
+        wakeup: (Mutex::new(()), Condvar::new()),
+    });
+    let (cap_r, cap_w) = pipe_files()?;
+    let (in_r, in_w) = pipe_files()?;
+    let stdin_bytes = req.stdin.clone().unwrap_or_default();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let mut w = in_w;
+        let _ = w.write_all(&stdin_bytes);
+    });
+    let cap = limits.output_bytes;
+    let captured = Arc::new(Mutex::new(Captured::default()));
+    let sink = captured.clone();
+    let drainer = std::thread::spawn(move || drain(cap_r, cap, sink));
+
+    let (report_reader, extra) = if req.report {
+        let (r, w) = pipe_files()?;
+        let reader = std::thread::spawn(move || {
+            let mut r = r;
+            let mut buf = Vec::new();
+            let _ = std::io::Read::take(&mut r, REPORT_CAP).read_to_end(&mut buf);
+            buf
+        });
+        (Some(reader), vec![w])
+    } else {
+        (None, Vec::new())
+    };
+    let spec = ProcessSpec {
+        argv: req.argv.clone(),
+        env: req.env.clone(),
+        cwd: req.cwd.clone(),
+        stdio: [in_r, cap_w.try_clone()?, cap_w],
+        extra,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    action.spawn_notify(shared, spec, Some(tx)).map_err(|_| {
+        crate::Error::Runtime("could not start the root process of the action".into())
+    })?;
+    let status = match rx.recv_timeout(limits.timeout) {
+        Ok(code) => RunStatus::Exited(code),
+        Err(_) => RunStatus::TimedOut,
+    };
+    // Background jobs and anything still running end with the action.
+    action.cancel();
+    let grace = Instant::now() + GRACE;
+    action.join_all(grace);
+    let _ = feeder.join();
+    while !drainer.is_finished() && Instant::now() < grace {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    if drainer.is_finished() {
+        let _ = drainer.join();
+    } else {
+        tracing::warn!("output pipe still open after the grace period; keeping what was read");
+    }
+    let c = std::mem::take(&mut *captured.lock().unwrap_or_else(|e| e.into_inner()));
+    let report = match report_reader {
+        Some(h) if h.is_finished() || status != RunStatus::TimedOut => h.join().ok(),
+        _ => None,
+    };
+    Ok(RunOutcome {
+        output: c.kept,
+        truncated_bytes: c.dropped,
+        status,
+        processes: action.started.load(Ordering::SeqCst),
+        report,
+    })
+}

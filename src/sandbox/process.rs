@@ -1,0 +1,137 @@
+//! One guest process: a fresh `Store` and instance of the multicall module, run to completion on
+//! the current thread. Exit codes, traps and timeouts come back as an exit status (an
+//! observation), never as an error of the host.
+
+use super::Shared;
+use super::action::ActionState;
+use super::handles::HandleTable;
+use super::stdio::{BrokenPipe, GuestOutput};
+use std::fs::File;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use wasmtime::{Store, StoreLimits, StoreLimitsBuilder, Trap, UpdateDeadline};
+use wasmtime_wasi::cli::InputFile;
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+/// Store data of one guest process.
+pub(crate) struct ProcState {
+    pub wasi: WasiP1Ctx,
+    pub limits: StoreLimits,
+    pub handles: HandleTable,
+    pub action: Arc<ActionState>,
+    pub shared: Arc<Shared>,
+}
+
+/// What a process needs to start; stdio files are owned (already duplicated) by the request.
+pub(crate) struct ProcessSpec {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: String,
+    pub stdio: [File; 3],
+    /// Handles 3, 4, … of the new process (the root's report pipe).
+    pub extra: Vec<File>,
+}
+
+/// Exit statuses for endings that are not a plain `exit(n)`, as bash would report them.
+pub(crate) mod status {
+    /// Killed by the action's cancellation (timeout, or the action ended): SIGKILL.
+    pub const KILLED: i32 = 128 + 9;
+    /// A trap (a panic with `panic = "abort"`, an out-of-memory abort): SIGABRT.
+    pub const ABORTED: i32 = 128 + 6;
+    /// Wrote to a pipe nobody reads: SIGPIPE.
+    pub const BROKEN_PIPE: i32 = 128 + 13;
+    /// The host could not start the process at all.
+    pub const CANNOT_EXECUTE: i32 = 126;
+}
+
+/// Runs a process to completion and returns its exit status.
+pub(crate) fn run(shared: &Arc<Shared>, action: &Arc<ActionState>, spec: ProcessSpec) -> i32 {
+    match run_inner(shared, action, spec) {
+        Ok(code) => code,
+        Err(e) => {
+            tracing::warn!("guest process failed to start: {e:#}");
+            status::CANNOT_EXECUTE
+        }
+    }
+}
+
+fn run_inner(
+    shared: &Arc<Shared>,
+    action: &Arc<ActionState>,
+    spec: ProcessSpec,
+) -> wasmtime::Result<i32> {
+    let [stdin, stdout, stderr] = spec.stdio;
+    let mut builder = WasiCtxBuilder::new();
+    builder
+        .args(&spec.argv)
+        .allow_blocking_current_thread(true)
+        .stdin(InputFile::new(stdin.try_clone()?))
+        .stdout(GuestOutput::new(stdout.try_clone()?))
+        .stderr(GuestOutput::new(stderr.try_clone()?));
+    for (k, v) in &spec.env {
+        if k != "PWD" {
+            builder.env(k, v);
+        }
+    }
+    builder.env("PWD", &spec.cwd);
+    builder.preopened_dir(&action.root_path, "/", FsPerms::ReadWrite)?;
+    if let Some(clock) = &action.clock {
+        builder.wall_clock(clock.clone());
+    }
+    // Reproducible episodes: the same random bytes every run (shuf, mktemp, $RANDOM).
+    builder.secure_random(wasmtime_wasi::Deterministic::new(vec![7, 42, 99, 3]));
+    builder.insecure_random_seed(0x1c0de);
+
+    let mut handles = HandleTable::with_stdio(stdin, stdout, stderr);
+    for f in spec.extra {
+        handles.insert(f);
+    }
+    let state = ProcState {
+        wasi: builder.build_p1(),
+        limits: StoreLimitsBuilder::new()
+            .memory_size(action.limits.memory_per_process)
+            .instances(1)
+            .build(),
+        handles,
+        action: action.clone(),
+        shared: shared.clone(),
+    };
+    let mut store = Store::new(&shared.engine, state);
+    store.limiter(|s| &mut s.limits);
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(|ctx| {
+        if ctx.data().action.cancelled.load(Ordering::Relaxed) {
+            Ok(UpdateDeadline::Interrupt)
+        } else {
+            Ok(UpdateDeadline::Continue(1))
+        }
+    });
+    if action.cancelled.load(Ordering::Relaxed) {
+        return Ok(status::KILLED);
+    }
+    let instance = shared.pre.instantiate(&mut store)?;
+    let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
+    let outcome = start.call(&mut store, ());
+    Ok(match outcome {
+        Ok(()) => 0,
+        Err(e) => exit_status_of(&e),
+    })
+}
+
+/// Maps how a guest call ended to the status bash would show.
+fn exit_status_of(e: &wasmtime::Error) -> i32 {
+    if let Some(exit) = e.downcast_ref::<I32Exit>() {
+        return exit.0;
+    }
+    if e.downcast_ref::<BrokenPipe>().is_some() {
+        return status::BROKEN_PIPE;
+    }
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => status::KILLED,
+        _ => {
+            tracing::debug!("guest trapped: {e:#}");
+            status::ABORTED
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! One integration-test binary: the envs end to end through the public library API.
+
+mod bash;
+mod harness;
+mod sql;
+mod upstream_bash;

@@ -1,0 +1,61 @@
+//! Quoting file names for display the way GNU tools do in the C locale.
+
+/// GNU's "escape" quoting as `find -ls` and `tree` use it: C escapes (`\t`, `\n`, …) and
+/// three-digit octal for other unprintable bytes (every byte ≥ 0x80 in the C locale), a
+/// doubled backslash, and a backslash before space and `"`.
+pub fn escape(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for &b in name.as_bytes() {
+        match b {
+            b'\\' | b' ' | b'"' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            7 => out.push_str("\\a"),
+            8 => out.push_str("\\b"),
+            9 => out.push_str("\\t"),
+            10 => out.push_str("\\n"),
+            11 => out.push_str("\\v"),
+            12 => out.push_str("\\f"),
+            13 => out.push_str("\\r"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out
+}
+
+/// Shell quoting as coreutils' `shell-escape-always` style prints it (`stat %N`, `ls`
+/// messages): `'name'`, with `'\''` for embedded single quotes.
+pub fn shell_always(name: &str) -> String {
+    if name.contains('\'') {
+        // coreutils switches to double quotes when that avoids escaping.
+        if !name.contains(['"', '$', '`', '\\']) {
+            return format!("\"{name}\"");
+        }
+        return format!("'{}'", name.replace('\'', "'\\''"));
+    }
+    format!("'{name}'")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_find_ls() {
+        assert_eq!(escape("a b"), "a\\ b");
+        assert_eq!(escape("c\\d"), "c\\\\d");
+        assert_eq!(escape("g\"h"), "g\\\"h");
+        assert_eq!(escape("m\tn"), "m\\tn");
+        assert_eq!(escape("o\u{1}p"), "o\\001p");
+        assert_eq!(escape("\u{e9}"), "\\303\\251");
+        assert_eq!(escape("e'f*$;"), "e'f*$;");
+    }
+
+    #[test]
+    fn shell_quotes() {
+        assert_eq!(shell_always("a.txt"), "'a.txt'");
+        assert_eq!(shell_always("it's"), "\"it's\"");
+    }
+}

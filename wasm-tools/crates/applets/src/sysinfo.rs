@@ -1,0 +1,387 @@
+//! Identity of the (pretend) machine: `uname`, `hostname`, `whoami`, `id`, `nproc`.
+//!
+//! The sandbox answers like upstream's container: Ubuntu 22.04 on x86_64, everything running
+//! as root, the host name from `/etc/hostname` (the host writes it). The kernel strings are
+//! those of Docker Desktop's LinuxKit kernel, which matches the one thing upstream's logs
+//! show (`uname -v | grep -o '#[0-9]\+'` → `#1`). `uname -p`/`-i` say `x86_64` as Ubuntu's
+//! patched coreutils do. `nproc` says 1: the sandbox runs one command at a time.
+
+use crate::common::io::{prog, run_main};
+use crate::common::{Io, sys};
+use std::ffi::OsString;
+
+pub const KERNEL_RELEASE: &str = "5.15.49-linuxkit";
+pub const KERNEL_VERSION: &str = "#1 SMP PREEMPT Tue Sep 13 07:51:46 UTC 2022";
+pub const MACHINE: &str = "x86_64";
+
+pub fn uname_main(args: Vec<OsString>) -> i32 {
+    run_main(args, uname)
+}
+pub fn hostname_main(args: Vec<OsString>) -> i32 {
+    run_main(args, hostname)
+}
+pub fn whoami_main(args: Vec<OsString>) -> i32 {
+    run_main(args, whoami)
+}
+pub fn id_main(args: Vec<OsString>) -> i32 {
+    run_main(args, id)
+}
+pub fn nproc_main(args: Vec<OsString>) -> i32 {
+    run_main(args, nproc)
+}
+
+fn try_help(io: &mut Io, prog: &str, msg: &str) -> i32 {
+    let _ = writeln!(
+        io.err,
+        "{prog}: {msg}\nTry '{prog} --help' for more information."
+    );
+    1
+}
+
+pub fn uname(args: &[String], io: &mut Io) -> i32 {
+    let prog = prog(args, "uname");
+    // Field order of `uname -a`.
+    let mut want = [false; 8];
+    let mut all = false;
+    for a in &args[1.min(args.len())..] {
+        let flags: Vec<char> = match a.as_str() {
+            "--all" => vec!['a'],
+            "--kernel-name" => vec!['s'],
+            "--nodename" => vec!['n'],
+            "--kernel-release" => vec!['r'],
+            "--kernel-version" => vec!['v'],
+            "--machine" => vec!['m'],
+            "--processor" => vec!['p'],
+            "--hardware-platform" => vec!['i'],
+            "--operating-system" => vec!['o'],
+            "--help" => {
+                let _ = writeln!(io.out, "Usage: {prog} [OPTION]...");
+                return 0;
+            }
+            "--version" => {
+                let _ = writeln!(io.out, "uname (GNU coreutils) 8.32");
+                return 0;
+            }
+            s if s.starts_with("--") => {
+                return try_help(io, &prog, &format!("unrecognized option '{s}'"));
+            }
+            s if s.starts_with('-') && s.len() > 1 => s[1..].chars().collect(),
+            s => return try_help(io, &prog, &format!("extra operand '{s}'")),
+        };
+        for f in flags {
+            let idx = match f {
+                'a' => {
+                    all = true;
+                    continue;
+                }
+                's' => 0,
+                'n' => 1,
+                'r' => 2,
+                'v' => 3,
+                'm' => 4,
+                'p' => 5,
+                'i' => 6,
+                'o' => 7,
+                c => return try_help(io, &prog, &format!("invalid option -- '{c}'")),
+            };
+            want[idx] = true;
+        }
+    }
+    if all {
+        want = [true; 8];
+    } else if !want.iter().any(|&w| w) {
+        want[0] = true;
+    }
+    let host = sys::hostname();
+    let values = [
+        "Linux",
+        host.as_str(),
+        KERNEL_RELEASE,
+        KERNEL_VERSION,
+        MACHINE,
+        MACHINE,
+        MACHINE,
+        "GNU/Linux",
+    ];
+    let fields: Vec<&str> = values
+        .iter()
+        .zip(want)
+        .filter(|(_, w)| *w)
+        .map(|(v, _)| *v)
+        .collect();
+    let _ = writeln!(io.out, "{}", fields.join(" "));
+    0
+}
+
+pub fn hostname(args: &[String], io: &mut Io) -> i32 {
+    let prog = prog(args, "hostname");
+    let mut short = false;
+    for a in &args[1.min(args.len())..] {
+        match a.as_str() {
+            "-s" | "--short" => short = true,
+            "-f" | "--fqdn" | "--long" | "-A" | "--all-fqdns" => {}
+            "-i" | "--ip-address" | "-I" | "--all-ip-addresses" => {
+                // Upstream's container resolved its own name via /etc/hosts; the sandbox has
+                // no network, so answer with the loopback-free address Docker would give.
+                let _ = writeln!(io.out, "172.17.0.2");
+                return 0;
+            }
+            s if s.starts_with('-') => {
+                let _ = writeln!(
+                    io.err,
+                    "{prog}: invalid option -- '{}'",
+                    s.trim_start_matches('-')
+                );
+                return 1;
+            }
+            _ => {
+                let _ = writeln!(io.err, "{prog}: you must be root to change the host name");
+                return 1;
+            }
+        }
+    }
+    let h = sys::hostname();
+    let h = if short {
+        h.split('.').next().unwrap_or("").to_string()
+    } else {
+        h
+    };
+    let _ = writeln!(io.out, "{h}");
+    0
+}
+
+pub fn whoami(args: &[String], io: &mut Io) -> i32 {
+    let prog = prog(args, "whoami");
+    if let Some(extra) = args.get(1) {
+        return try_help(io, &prog, &format!("extra operand '{extra}'"));
+    }
+    let _ = writeln!(io.out, "{}", sys::user_name(sys::euid()));
+    0
+}
+
+pub fn id(args: &[String], io: &mut Io) -> i32 {
+    let prog = prog(args, "id");
+    let (mut u, mut g, mut big_g, mut name, mut real, mut zero) =
+        (false, false, false, false, false, false);
+    let mut user: Option<String> = None;
+    for a in &args[1.min(args.len())..] {
+        match a.as_str() {
+            "--user" => u = true,
+            "--group" => g = true,
+            "--groups" => big_g = true,
+            "--name" => name = true,
+            "--real" => real = true,
+            "--zero" => zero = true,
+            s if s.starts_with("--") => {
+                return try_help(io, &prog, &format!("unrecognized option '{s}'"));
+            }
+            s if s.starts_with('-') && s.len() > 1 => {
+                for c in s[1..].chars() {
+                    match c {
+                        'u' => u = true,
+                        'g' => g = true,
+                        'G' => big_g = true,
+                        'n' => name = true,
+                        'r' => real = true,
+                        'z' => zero = true,
+                        'a' => {}
+                        c => return try_help(io, &prog, &format!("invalid option -- '{c}'")),
+                    }
+                }
+            }
+            s => {
+                if user.is_some() {
+                    return try_help(io, &prog, &format!("extra operand '{s}'"));
+                }
+                user = Some(s.to_string());
+            }
+        }
+    }
+    let _ = real;
+    let passwd = sys::passwd();
+    let (uid, gid) = match &user {
+        None => (sys::euid(), sys::egid()),
+        Some(n) => {
+            let uid = passwd
+                .id(n)
+                .or_else(|| n.parse().ok().filter(|u| passwd.name(*u).is_some()));
+            match uid {
+                Some(uid) => {
+                    let uname = passwd.name(uid).unwrap_or(n).to_string();
+                    (uid, passwd.gid_of.get(&uname).copied().unwrap_or(uid))
+                }
+                None => {
+                    let _ = writeln!(io.err, "{prog}: '{n}': no such user");
+                    return 1;
+                }
+            }
+        }
+    };
+    let uname = sys::user_name(uid);
+    // Supplementary groups: the primary group, then every group listing the user.
+    let mut groups = vec![gid];
+    let group_db = sys::group();
+    let mut extra: Vec<u32> = group_db
+        .members
+        .iter()
+        .filter(|(_, m)| m.iter().any(|x| x == &uname))
+        .map(|(g, _)| *g)
+        .collect();
+    extra.sort_unstable();
+    for e in extra {
+        if !groups.contains(&e) {
+            groups.push(e);
+        }
+    }
+    if [u, g, big_g].iter().filter(|&&x| x).count() > 1 {
+        let _ = writeln!(
+            io.err,
+            "{prog}: cannot print \"only\" of more than one choice"
+        );
+        return 1;
+    }
+    if (name || zero) && !(u || g || big_g) {
+        let opt = if name { "--name" } else { "--zero" };
+        let _ = writeln!(
+            io.err,
+            "{prog}: cannot print only names or real IDs in default format"
+        );
+        let _ = opt;
+        return 1;
+    }
+    let end = if zero { '\0' } else { '\n' };
+    let sep = if zero { "\0" } else { " " };
+    if u {
+        let s = if name { uname } else { uid.to_string() };
+        let _ = write!(io.out, "{s}{end}");
+    } else if g {
+        let s = if name {
+            sys::group_name(gid)
+        } else {
+            gid.to_string()
+        };
+        let _ = write!(io.out, "{s}{end}");
+    } else if big_g {
+        let list: Vec<String> = groups
+            .iter()
+            .map(|&g| {
+                if name {
+                    sys::group_name(g)
+                } else {
+                    g.to_string()
+                }
+            })
+            .collect();
+        let _ = write!(io.out, "{}{end}", list.join(sep));
+    } else {
+        let list: Vec<String> = groups
+            .iter()
+            .map(|&g| format!("{g}({})", sys::group_name(g)))
+            .collect();
+        let _ = writeln!(
+            io.out,
+            "uid={uid}({uname}) gid={gid}({}) groups={}",
+            sys::group_name(gid),
+            list.join(",")
+        );
+    }
+    0
+}
+
+pub fn nproc(args: &[String], io: &mut Io) -> i32 {
+    let prog = prog(args, "nproc");
+    let mut ignore = 0u64;
+    let mut i = 1;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--all" {
+            continue;
+        }
+        let val = if let Some(v) = a.strip_prefix("--ignore=") {
+            v.to_string()
+        } else if a == "--ignore" {
+            match args.get(i) {
+                Some(v) => {
+                    i += 1;
+                    v.clone()
+                }
+                None => return try_help(io, &prog, "option '--ignore' requires an argument"),
+            }
+        } else {
+            return try_help(io, &prog, &format!("extra operand '{a}'"));
+        };
+        match val.parse() {
+            Ok(n) => ignore = n,
+            Err(_) => {
+                let _ = writeln!(io.err, "{prog}: invalid number: '{val}'");
+                return 1;
+            }
+        }
+    }
+    let n = 1u64.saturating_sub(ignore).max(1);
+    let _ = writeln!(io.out, "{n}");
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(f: fn(&[String], &mut Io) -> i32, args: &[&str]) -> (i32, String, String) {
+        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let mut stdin: &[u8] = b"";
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = f(
+            &argv,
+            &mut Io {
+                stdin: &mut stdin,
+                out: &mut out,
+                err: &mut err,
+            },
+        );
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    #[test]
+    fn uname_fields() {
+        assert_eq!(call(uname, &["uname"]).1, "Linux\n");
+        assert_eq!(call(uname, &["uname", "-sm"]).1, "Linux x86_64\n");
+        assert_eq!(
+            call(uname, &["uname", "-v"]).1,
+            format!("{KERNEL_VERSION}\n")
+        );
+        let all = call(uname, &["uname", "-a"]).1;
+        assert!(all.starts_with("Linux ") && all.ends_with(" x86_64 x86_64 x86_64 GNU/Linux\n"));
+        assert_eq!(call(uname, &["uname", "-q"]).0, 1);
+    }
+
+    #[test]
+    fn id_for_root() {
+        // Native runs use the host's ids; the test host runs as root like the sandbox.
+        if sys::euid() != 0 {
+            return;
+        }
+        assert_eq!(
+            call(id, &["id"]).1,
+            "uid=0(root) gid=0(root) groups=0(root)\n"
+        );
+        assert_eq!(call(id, &["id", "-un"]).1, "root\n");
+        assert_eq!(call(id, &["id", "-u"]).1, "0\n");
+        assert_eq!(
+            call(id, &["id", "nouser-x"]).2,
+            "id: 'nouser-x': no such user\n"
+        );
+        assert_eq!(call(whoami, &["whoami"]).1, "root\n");
+    }
+
+    #[test]
+    fn nproc_is_one() {
+        assert_eq!(call(nproc, &["nproc"]).1, "1\n");
+        assert_eq!(call(nproc, &["nproc", "--all"]).1, "1\n");
+    }
+}

@@ -1,0 +1,2229 @@
+//! `tar`: create, list and extract GNU-format archives, optionally gzip-compressed.
+//!
+//! Written for the sandbox rather than on the `tar` crate, whose `Builder::append_dir_all`
+//! panics on WASI (`set_metadata_in_mode` is unimplemented there) and whose `unpack` fails
+//! setting permissions; headers are built and entries unpacked here, with modes from
+//! `hostcalls::stat`/`hostcalls::chmod` (WASI itself has no permission bits).
+//!
+//! Matches GNU tar 1.34 (upstream's) in: option syntax (old-style `tar czf a.tgz dir`,
+//! clusters `-zcvf`, long options and their unique prefixes, position-dependent `-C`),
+//! `-c -x -t -r -z -v -f -C -P -O -k -T -X -a`, `--transform`/`--xform` (sed `s` with `g`,
+//! `i`, `x`, a number, `&` and `\1`…`\9`; names are transformed without their trailing
+//! `/`), `--exclude` (unanchored wildcards that match `/`), `--strip-components`,
+//! `--remove-files`, `--wildcards`; GNU-format headers (`ustar  ` magic, long names in
+//! `././@LongLink` entries, 10240-byte records); a second copy of an already archived file
+//! (same device and inode) stored as a hard link; the `Removing leading `/' from member
+//! names` notice; `-v` printing names as given on create and member names on extract,
+//! `-tv` in GNU's long format with its growing owner/size column; gzip auto-detected when
+//! reading a file, and `Archive is compressed. Use -z option` for standard input; GNU's error
+//! texts and exit status 2.
+//!
+//! Differences: directory entries are archived sorted by name (GNU uses readdir order, which
+//! differs between file systems); owners are always stored as `0/0 root/root`; times are
+//! shown in UTC; `--sort`, `--owner`, `--group`, `--mtime` and `--numeric-owner` are
+//! accepted and ignored; bzip2/xz (`-j`/`-J`) are not available; sparse files, devices and
+//! FIFOs are skipped; the gzip bytes differ from GNU gzip's (same data, another encoder).
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+
+const BLOCK: usize = 512;
+/// GNU's default blocking factor 20: archives are padded to 10240-byte records.
+const RECORD: usize = 20 * BLOCK;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    Create,
+    Extract,
+    List,
+    Append,
+}
+
+#[derive(Debug)]
+enum Operand {
+    Name(Vec<u8>),
+    Dir(Vec<u8>),
+}
+
+#[derive(Default)]
+struct Opts {
+    mode: Option<Mode>,
+    modes_given: usize,
+    gzip: bool,
+    auto_compress: bool,
+    verbose: u8,
+    file: Option<Vec<u8>>,
+    absolute: bool,
+    to_stdout: bool,
+    keep_old: bool,
+    no_mtime: bool,
+    dereference: bool,
+    remove_files: bool,
+    no_recursion: bool,
+    wildcards: bool,
+    show_transformed: bool,
+    strip: usize,
+    transforms: Vec<Transform>,
+    excludes: Vec<Vec<u8>>,
+    files_from: Vec<Vec<u8>>,
+    operands: Vec<Operand>,
+}
+
+/// The result of a run: messages already printed, status to return.
+struct Tar {
+    opts: Opts,
+    status: i32,
+    warned_slash: bool,
+    warned_link_slash: bool,
+    warned_dotdot: bool,
+    /// GNU's owner/size column in long listings starts 19 wide and grows to fit.
+    ugswidth: usize,
+    out: Box<dyn Write>,
+    err: Box<dyn Write>,
+}
+
+/// A fatal error: the message (without `tar: `) has been or will be printed; exit 2.
+struct Fatal;
+
+type TResult<T> = Result<T, Fatal>;
+
+pub fn main(args: Vec<OsString>) -> i32 {
+    let args: Vec<Vec<u8>> = args.iter().map(os_bytes).collect();
+    let mut err: Box<dyn Write> = Box::new(io::stderr());
+    let opts = match parse_args(&args) {
+        Ok(o) => o,
+        Err(msg) => {
+            let _ = writeln!(err, "tar: {msg}");
+            let _ = writeln!(
+                err,
+                "Try 'tar --help' or 'tar --usage' for more information."
+            );
+            return 2;
+        }
+    };
+    let mut t = Tar {
+        opts,
+        status: 0,
+        warned_slash: false,
+        warned_link_slash: false,
+        warned_dotdot: false,
+        ugswidth: 19,
+        // glibc gives a pipe a 4096-byte stdio buffer; the interleaving with stderr follows.
+        out: Box::new(io::BufWriter::with_capacity(4096, io::stdout())),
+        err,
+    };
+    let r = match t.opts.mode {
+        Some(Mode::Create) | Some(Mode::Append) => t.create(),
+        Some(Mode::Extract) | Some(Mode::List) => t.read_archive(),
+        None => Ok(()),
+    };
+    let _ = t.out.flush();
+    match r {
+        Ok(()) => {
+            if t.status != 0 {
+                let _ = writeln!(
+                    t.err,
+                    "tar: Exiting with failure status due to previous errors"
+                );
+            }
+            t.status
+        }
+        Err(Fatal) => 2,
+    }
+}
+
+// ----- byte/path helpers -----
+
+fn os_bytes(s: &OsString) -> Vec<u8> {
+    #[cfg(unix)]
+    use std::os::unix::ffi::OsStrExt;
+    #[cfg(target_os = "wasi")]
+    use std::os::wasi::ffi::OsStrExt;
+    s.as_os_str().as_bytes().to_vec()
+}
+
+fn path_of(b: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    use std::os::unix::ffi::OsStrExt;
+    #[cfg(target_os = "wasi")]
+    use std::os::wasi::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+fn path_bytes(p: &Path) -> Vec<u8> {
+    os_bytes(&p.as_os_str().to_os_string())
+}
+
+fn show(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The C library's message for an I/O error (Rust appends " (os error N)").
+fn strerror(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(p) => s[..p].to_string(),
+        None => s,
+    }
+}
+
+fn join(base: &[u8], name: &[u8]) -> Vec<u8> {
+    if base.is_empty() || name.first() == Some(&b'/') {
+        return name.to_vec();
+    }
+    let mut v = base.to_vec();
+    if !v.ends_with(b"/") {
+        v.push(b'/');
+    }
+    v.extend_from_slice(name);
+    v
+}
+
+// ----- options -----
+
+const LONG: &[(&str, bool)] = &[
+    ("absolute-names", false),
+    ("anchored", false),
+    ("append", false),
+    ("auto-compress", false),
+    ("create", false),
+    ("dereference", false),
+    ("directory", true),
+    ("exclude", true),
+    ("exclude-from", true),
+    ("extract", false),
+    ("file", true),
+    ("files-from", true),
+    ("get", false),
+    ("group", true),
+    ("gunzip", false),
+    ("gzip", false),
+    ("help", false),
+    ("keep-old-files", false),
+    ("list", false),
+    ("mode", true),
+    ("mtime", true),
+    ("no-anchored", false),
+    ("no-recursion", false),
+    ("no-same-owner", false),
+    ("no-same-permissions", false),
+    ("no-wildcards", false),
+    ("numeric-owner", false),
+    ("overwrite", false),
+    ("owner", true),
+    ("preserve-permissions", false),
+    ("recursion", false),
+    ("remove-files", false),
+    ("same-owner", false),
+    ("same-permissions", false),
+    ("show-transformed-names", false),
+    ("sort", true),
+    ("strip-components", true),
+    ("to-stdout", false),
+    ("touch", false),
+    ("transform", true),
+    ("ungzip", false),
+    ("update", false),
+    ("verbose", false),
+    ("version", false),
+    ("wildcards", false),
+    ("xform", true),
+    ("bzip2", false),
+    ("xz", false),
+];
+
+fn short_takes_arg(c: u8) -> bool {
+    matches!(
+        c,
+        b'f' | b'C' | b'T' | b'X' | b'b' | b'N' | b'K' | b'V' | b'g' | b'L' | b'H'
+    )
+}
+
+fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
+    let mut o = Opts::default();
+    let mut words: Vec<Vec<u8>> = args.iter().skip(1).cloned().collect();
+    // Old style: a first word without '-' is a cluster of option letters whose arguments
+    // follow in order (`tar czf a.tgz dir`, `tar cfC a.tar dir x`).
+    if let Some(first) = words.first().cloned()
+        && !first.is_empty()
+        && first[0] != b'-'
+    {
+        let mut rest: Vec<Vec<u8>> = words[1..].to_vec();
+        let mut expanded: Vec<Vec<u8>> = Vec::new();
+        for &c in &first {
+            expanded.push(vec![b'-', c]);
+            if short_takes_arg(c) {
+                if rest.is_empty() {
+                    return Err(format!("option requires an argument -- '{}'", c as char));
+                }
+                expanded.push(rest.remove(0));
+            }
+        }
+        expanded.extend(rest);
+        words = expanded;
+    }
+    let mut i = 0;
+    let mut only_operands = false;
+    while i < words.len() {
+        let w = words[i].clone();
+        i += 1;
+        if only_operands || w.len() < 2 || w[0] != b'-' {
+            o.operands.push(Operand::Name(w));
+            continue;
+        }
+        if w == b"--" {
+            only_operands = true;
+            continue;
+        }
+        if let Some(long) = w.strip_prefix(b"--") {
+            let (name, inline) = match long.iter().position(|&c| c == b'=') {
+                Some(p) => (&long[..p], Some(long[p + 1..].to_vec())),
+                None => (long, None),
+            };
+            let name = String::from_utf8_lossy(name).into_owned();
+            let candidates: Vec<&(&str, bool)> =
+                LONG.iter().filter(|(n, _)| n.starts_with(&name)).collect();
+            let exact = LONG.iter().find(|(n, _)| *n == name);
+            let (full, takes) = match (exact, candidates.as_slice()) {
+                (Some(e), _) => *e,
+                (None, [one]) => **one,
+                (None, []) => return Err(format!("unrecognized option '--{name}'")),
+                (None, _) => return Err(format!("option '--{name}' is ambiguous")),
+            };
+            let value = if takes {
+                match inline {
+                    Some(v) => Some(v),
+                    None => {
+                        if i >= words.len() {
+                            return Err(format!("option '--{full}' requires an argument"));
+                        }
+                        i += 1;
+                        Some(words[i - 1].clone())
+                    }
+                }
+            } else {
+                if inline.is_some() {
+                    return Err(format!("option '--{full}' doesn't allow an argument"));
+                }
+                None
+            };
+            apply_long(&mut o, full, value)?;
+            continue;
+        }
+        // A cluster of short options; one taking an argument ends it.
+        let mut k = 1;
+        while k < w.len() {
+            let c = w[k];
+            k += 1;
+            let value = if short_takes_arg(c) {
+                if k < w.len() {
+                    let v = w[k..].to_vec();
+                    k = w.len();
+                    Some(v)
+                } else if i < words.len() {
+                    i += 1;
+                    Some(words[i - 1].clone())
+                } else {
+                    return Err(format!("option requires an argument -- '{}'", c as char));
+                }
+            } else {
+                None
+            };
+            apply_short(&mut o, c, value)?;
+        }
+    }
+    match o.modes_given {
+        0 => Err(
+            "You must specify one of the '-Acdtrux', '--delete' or '--test-label' options".into(),
+        ),
+        1 => Ok(o),
+        _ => Err(
+            "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option"
+                .into(),
+        ),
+    }
+}
+
+fn set_mode(o: &mut Opts, m: Mode) {
+    if o.mode != Some(m) {
+        o.modes_given += 1;
+    }
+    o.mode = Some(m);
+}
+
+fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
+    let v = || v.clone().unwrap_or_default();
+    match c {
+        b'c' => set_mode(o, Mode::Create),
+        b'x' => set_mode(o, Mode::Extract),
+        b't' => set_mode(o, Mode::List),
+        b'r' | b'u' => set_mode(o, Mode::Append),
+        b'A' | b'd' => return Err(format!("option -{} is not supported here", c as char)),
+        b'z' => o.gzip = true,
+        b'a' => o.auto_compress = true,
+        b'j' | b'J' | b'Z' => {
+            let prog = match c {
+                b'j' => "bzip2",
+                b'J' => "xz",
+                _ => "compress",
+            };
+            return Err(format!("{prog}: Cannot exec: No such file or directory"));
+        }
+        b'v' => o.verbose += 1,
+        b'f' => o.file = Some(v()),
+        b'C' => o.operands.push(Operand::Dir(v())),
+        b'P' => o.absolute = true,
+        b'O' => o.to_stdout = true,
+        b'k' => o.keep_old = true,
+        b'm' => o.no_mtime = true,
+        b'h' => o.dereference = true,
+        b'T' => o.files_from.push(v()),
+        b'X' => {
+            let text = read_list(&v()).map_err(|e| format!("{}: Cannot open: {e}", show(&v())))?;
+            o.excludes.extend(text);
+        }
+        // Accepted and meaningless here: permissions/owners are always kept as root does.
+        b'p' | b'o' | b'S' | b'W' | b'w' | b'B' | b'i' | b'l' | b'M' | b'U' | b's' | b'b' => {}
+        _ => return Err(format!("invalid option -- '{}'", c as char)),
+    }
+    Ok(())
+}
+
+fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String> {
+    let val = || v.clone().unwrap_or_default();
+    match name {
+        "create" => set_mode(o, Mode::Create),
+        "extract" | "get" => set_mode(o, Mode::Extract),
+        "list" => set_mode(o, Mode::List),
+        "append" | "update" => set_mode(o, Mode::Append),
+        "gzip" | "gunzip" | "ungzip" => o.gzip = true,
+        "auto-compress" => o.auto_compress = true,
+        "bzip2" => return Err("bzip2: Cannot exec: No such file or directory".into()),
+        "xz" => return Err("xz: Cannot exec: No such file or directory".into()),
+        "verbose" => o.verbose += 1,
+        "file" => o.file = Some(val()),
+        "directory" => o.operands.push(Operand::Dir(val())),
+        "absolute-names" => o.absolute = true,
+        "to-stdout" => o.to_stdout = true,
+        "keep-old-files" => o.keep_old = true,
+        "overwrite" => o.keep_old = false,
+        "touch" => o.no_mtime = true,
+        "dereference" => o.dereference = true,
+        "remove-files" => o.remove_files = true,
+        "no-recursion" => o.no_recursion = true,
+        "recursion" => o.no_recursion = false,
+        "wildcards" => o.wildcards = true,
+        "show-transformed-names" => o.show_transformed = true,
+        "no-wildcards" => o.wildcards = false,
+        "transform" | "xform" => o.transforms.extend(Transform::parse_list(&val())?),
+        "exclude" => o.excludes.push(val()),
+        "exclude-from" => {
+            let text =
+                read_list(&val()).map_err(|e| format!("{}: Cannot open: {e}", show(&val())))?;
+            o.excludes.extend(text);
+        }
+        "files-from" => o.files_from.push(val()),
+        "strip-components" => {
+            o.strip = std::str::from_utf8(&val())
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .ok_or_else(|| format!("Invalid number of elements: '{}'", show(&val())))?;
+        }
+        "help" => {
+            println!(
+                "Usage: tar [OPTION...] [FILE]...\n\
+                 GNU-compatible tar for the sandbox: -c -x -t -r, -z, -f ARCHIVE, -C DIR, -v,\n\
+                 -P, -O, -k, -T FILE, -X FILE, --transform, --exclude, --strip-components."
+            );
+            std::process::exit(0);
+        }
+        "version" => {
+            println!("tar (GNU tar) 1.34");
+            std::process::exit(0);
+        }
+        // Accepted for compatibility; their effect is already the default here or moot.
+        _ => {}
+    }
+    Ok(())
+}
+
+fn read_list(path: &[u8]) -> io::Result<Vec<Vec<u8>>> {
+    let data = if path == b"-" {
+        let mut v = Vec::new();
+        io::stdin().read_to_end(&mut v)?;
+        v
+    } else {
+        fs::read(path_of(path))?
+    };
+    Ok(data
+        .split(|&c| c == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
+        .filter(|l| !l.is_empty())
+        .collect())
+}
+
+// ----- --transform -----
+
+/// One sed-style `s/regex/replacement/flags` expression.
+struct Transform {
+    re: regex::bytes::Regex,
+    repl: Vec<u8>,
+    global: bool,
+    nth: usize,
+}
+
+impl Transform {
+    /// Parses `s/a/b/g;s,c,d,` (expressions separated by `;`).
+    fn parse_list(text: &[u8]) -> Result<Vec<Transform>, String> {
+        let invalid = || "Invalid transform expression".to_string();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < text.len() {
+            if text[i] == b';' || text[i] == b' ' {
+                i += 1;
+                continue;
+            }
+            if text[i] != b's' || i + 1 >= text.len() {
+                return Err(invalid());
+            }
+            let delim = text[i + 1];
+            i += 2;
+            let mut parts: Vec<Vec<u8>> = Vec::new();
+            for _ in 0..2 {
+                let mut part = Vec::new();
+                loop {
+                    let Some(&c) = text.get(i) else {
+                        return Err(invalid());
+                    };
+                    i += 1;
+                    if c == delim {
+                        break;
+                    }
+                    if c == b'\\' && text.get(i) == Some(&delim) {
+                        part.push(delim);
+                        i += 1;
+                        continue;
+                    }
+                    part.push(c);
+                    if c == b'\\'
+                        && let Some(&n) = text.get(i)
+                    {
+                        part.push(n);
+                        i += 1;
+                    }
+                }
+                parts.push(part);
+            }
+            let (mut global, mut icase, mut extended, mut nth) = (false, false, false, 0usize);
+            while i < text.len() && text[i] != b';' {
+                match text[i] {
+                    b'g' => global = true,
+                    b'i' => icase = true,
+                    b'x' => extended = true,
+                    d @ b'0'..=b'9' => nth = nth * 10 + usize::from(d - b'0'),
+                    // Scope flags (which member types the expression applies to).
+                    b'r' | b'R' | b's' | b'S' | b'h' | b'H' => {}
+                    _ => {
+                        return Err(format!(
+                            "Unknown flag in transform expression: '{}'",
+                            text[i] as char
+                        ));
+                    }
+                }
+                i += 1;
+            }
+            let pat = translate_sed_regex(&parts[0], extended);
+            let re = regex::bytes::RegexBuilder::new(&pat)
+                .unicode(false)
+                .case_insensitive(icase)
+                .size_limit(1 << 20)
+                .build()
+                .map_err(|_| invalid())?;
+            let groups = re.captures_len() - 1;
+            let repl = parts[1].clone();
+            let mut k = 0;
+            while k + 1 < repl.len() {
+                if repl[k] == b'\\' {
+                    let d = repl[k + 1];
+                    if d.is_ascii_digit() && usize::from(d - b'0') > groups {
+                        return Err(
+                            "Invalid transform replacement: back reference out of range".into()
+                        );
+                    }
+                    k += 2;
+                } else {
+                    k += 1;
+                }
+            }
+            out.push(Transform {
+                re,
+                repl,
+                global,
+                nth,
+            });
+        }
+        Ok(out)
+    }
+
+    fn apply(&self, name: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(name.len());
+        let mut last = 0;
+        let mut count = 0;
+        for caps in self.re.captures_iter(name) {
+            let m = caps.get(0).expect("group 0 always matches");
+            count += 1;
+            let wanted = if self.nth > 0 {
+                count == self.nth || (self.global && count > self.nth)
+            } else {
+                true
+            };
+            if !wanted {
+                continue;
+            }
+            out.extend_from_slice(&name[last..m.start()]);
+            self.expand(&caps, &mut out);
+            last = m.end();
+            if !self.global {
+                break;
+            }
+        }
+        out.extend_from_slice(&name[last..]);
+        out
+    }
+
+    fn expand(&self, caps: &regex::bytes::Captures<'_>, out: &mut Vec<u8>) {
+        let r = &self.repl;
+        let mut k = 0;
+        while k < r.len() {
+            match r[k] {
+                b'&' => {
+                    out.extend_from_slice(caps.get(0).map_or(&b""[..], |m| m.as_bytes()));
+                    k += 1;
+                }
+                b'\\' if k + 1 < r.len() => {
+                    let d = r[k + 1];
+                    if d.is_ascii_digit() {
+                        let g = usize::from(d - b'0');
+                        out.extend_from_slice(caps.get(g).map_or(&b""[..], |m| m.as_bytes()));
+                    } else if d == b'n' {
+                        out.push(b'\n');
+                    } else {
+                        out.push(d);
+                    }
+                    k += 2;
+                }
+                c => {
+                    out.push(c);
+                    k += 1;
+                }
+            }
+        }
+    }
+}
+
+/// A POSIX BRE (or ERE with the `x` flag), GNU flavour, in `regex` crate syntax.
+fn translate_sed_regex(p: &[u8], extended: bool) -> String {
+    let mut out = String::new();
+    let lit = |out: &mut String, c: u8| {
+        if c.is_ascii_alphanumeric() || c == b'_' || c == b'/' || c == b' ' {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("\\x{c:02X}"));
+        }
+    };
+    let mut i = 0;
+    // Where a `*` is literal in a BRE: at the start, after `\(`, `\|` or `^`.
+    let mut at_start = true;
+    while i < p.len() {
+        let c = p[i];
+        i += 1;
+        match c {
+            b'[' => {
+                // Copy a bracket expression, escaping what `regex` treats specially.
+                out.push('[');
+                if p.get(i) == Some(&b'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                let mut first = true;
+                while i < p.len() && (first || p[i] != b']') {
+                    if p[i] == b'['
+                        && matches!(p.get(i + 1), Some(b':'))
+                        && let Some(end) = p[i + 2..].windows(2).position(|w| w == b":]")
+                    {
+                        out.push_str(&String::from_utf8_lossy(&p[i..i + 2 + end + 2]));
+                        i += 2 + end + 2;
+                        first = false;
+                        continue;
+                    }
+                    let b = p[i];
+                    if b == b'-' && !first && p.get(i + 1).is_some_and(|&n| n != b']') {
+                        out.push('-');
+                    } else {
+                        lit(&mut out, b);
+                    }
+                    i += 1;
+                    first = false;
+                }
+                out.push(']');
+                i += 1;
+                at_start = false;
+            }
+            b'\\' if i < p.len() => {
+                let n = p[i];
+                i += 1;
+                if extended {
+                    match n {
+                        b'<' | b'>' | b'b' | b'B' | b'w' | b'W' | b's' | b'S' => {
+                            out.push('\\');
+                            out.push(n as char);
+                        }
+                        b'n' => out.push_str("\\n"),
+                        b't' => out.push_str("\\t"),
+                        _ => lit(&mut out, n),
+                    }
+                    at_start = false;
+                    continue;
+                }
+                match n {
+                    b'(' => {
+                        out.push('(');
+                        at_start = true;
+                        continue;
+                    }
+                    b')' => out.push(')'),
+                    b'{' => out.push('{'),
+                    b'}' => out.push('}'),
+                    b'|' => {
+                        out.push('|');
+                        at_start = true;
+                        continue;
+                    }
+                    b'+' | b'?' => out.push(n as char),
+                    b'<' | b'>' | b'b' | b'B' | b'w' | b'W' | b's' | b'S' => {
+                        out.push('\\');
+                        out.push(n as char);
+                    }
+                    b'n' => out.push_str("\\n"),
+                    b't' => out.push_str("\\t"),
+                    _ => lit(&mut out, n),
+                }
+                at_start = false;
+            }
+            b'*' if at_start && !extended => {
+                lit(&mut out, b'*');
+                at_start = false;
+            }
+            b'^' => {
+                out.push('^');
+                at_start = true;
+                continue;
+            }
+            b'$' | b'.' | b'*' => {
+                out.push(c as char);
+                at_start = false;
+            }
+            b'(' | b')' | b'|' | b'+' | b'?' | b'{' | b'}' if extended => {
+                out.push(c as char);
+                at_start = c == b'(' || c == b'|';
+            }
+            _ => {
+                lit(&mut out, c);
+                at_start = false;
+            }
+        }
+    }
+    out
+}
+
+// ----- wildcard matching for --exclude and --wildcards -----
+
+/// fnmatch(3) without flags: `*` and `?` also match `/`.
+fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < s.len() {
+        if p < pat.len() {
+            match pat[p] {
+                b'*' => {
+                    star = Some((p, t));
+                    p += 1;
+                    continue;
+                }
+                b'?' => {
+                    p += 1;
+                    t += 1;
+                    continue;
+                }
+                b'[' => {
+                    if let Some((ok, next)) = bracket(&pat[p..], s[t]) {
+                        if ok {
+                            p += next;
+                            t += 1;
+                            continue;
+                        }
+                    } else if s[t] == b'[' {
+                        p += 1;
+                        t += 1;
+                        continue;
+                    }
+                }
+                b'\\' if p + 1 < pat.len() => {
+                    if pat[p + 1] == s[t] {
+                        p += 2;
+                        t += 1;
+                        continue;
+                    }
+                }
+                c => {
+                    if c == s[t] {
+                        p += 1;
+                        t += 1;
+                        continue;
+                    }
+                }
+            }
+        }
+        match star {
+            Some((sp, st)) => {
+                p = sp + 1;
+                t = st + 1;
+                star = Some((sp, st + 1));
+            }
+            None => return false,
+        }
+    }
+    while p < pat.len() && pat[p] == b'*' {
+        p += 1;
+    }
+    p == pat.len()
+}
+
+/// Matches `c` against the bracket expression at the start of `pat`: (matched, length).
+fn bracket(pat: &[u8], c: u8) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let negate = matches!(pat.get(i), Some(b'!' | b'^'));
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let &b = pat.get(i)?;
+        if b == b']' && !first {
+            return Some((matched != negate, i + 1));
+        }
+        first = false;
+        if b == b'[' && pat.get(i + 1) == Some(&b':') {
+            let end = pat[i + 2..].windows(2).position(|w| w == b":]")?;
+            let class = &pat[i + 2..i + 2 + end];
+            matched |= match class {
+                b"alpha" => c.is_ascii_alphabetic(),
+                b"digit" => c.is_ascii_digit(),
+                b"alnum" => c.is_ascii_alphanumeric(),
+                b"upper" => c.is_ascii_uppercase(),
+                b"lower" => c.is_ascii_lowercase(),
+                b"space" => c.is_ascii_whitespace() || c == 0x0b,
+                b"punct" => c.is_ascii_punctuation(),
+                b"xdigit" => c.is_ascii_hexdigit(),
+                _ => false,
+            };
+            i += 2 + end + 2;
+            continue;
+        }
+        if pat.get(i + 1) == Some(&b'-') && pat.get(i + 2).is_some_and(|&h| h != b']') {
+            let hi = pat[i + 2];
+            matched |= b <= c && c <= hi;
+            i += 3;
+        } else {
+            matched |= b == c;
+            i += 1;
+        }
+    }
+}
+
+impl Tar {
+    /// A message on stderr. Like GNU tar (stdio), stdout is block-buffered and stderr is
+    /// not, so messages reach a shared pipe before listings printed earlier.
+    fn msg(&mut self, m: impl AsRef<str>) {
+        let _ = writeln!(self.err, "tar: {}", m.as_ref());
+    }
+
+    fn error(&mut self, m: impl AsRef<str>) {
+        self.msg(m);
+        self.status = 2;
+    }
+
+    fn fatal(&mut self, m: impl AsRef<str>) -> Fatal {
+        self.msg(m);
+        self.msg("Error is not recoverable: exiting now");
+        Fatal
+    }
+
+    /// Where verbose output goes: stderr when stdout carries the archive or file data.
+    fn verbose_to_stderr(&self) -> bool {
+        let archive_on_stdout = matches!(self.opts.file.as_deref(), None | Some(b"-"))
+            && matches!(self.opts.mode, Some(Mode::Create) | Some(Mode::Append));
+        archive_on_stdout || self.opts.to_stdout
+    }
+
+    fn verbose_line(&mut self, line: &[u8]) {
+        if self.verbose_to_stderr() {
+            let _ = self.err.write_all(line);
+            let _ = self.err.write_all(b"\n");
+        } else {
+            let _ = self.out.write_all(line);
+            let _ = self.out.write_all(b"\n");
+        }
+    }
+
+    fn excluded(&self, name: &[u8]) -> bool {
+        if self.opts.excludes.is_empty() {
+            return false;
+        }
+        let name = name.strip_suffix(b"/").unwrap_or(name);
+        // Unanchored: the pattern may match the whole name or any tail after a '/'.
+        let mut tails = vec![name];
+        for (i, &c) in name.iter().enumerate() {
+            if c == b'/' && i + 1 < name.len() {
+                tails.push(&name[i + 1..]);
+            }
+        }
+        self.opts.excludes.iter().any(|p| {
+            let p = p.strip_suffix(b"/").unwrap_or(p);
+            tails.iter().any(|t| fnmatch(p, t))
+        })
+    }
+
+    fn transform(&self, name: &[u8]) -> Vec<u8> {
+        let mut n = name.to_vec();
+        for t in &self.opts.transforms {
+            n = t.apply(&n);
+        }
+        n
+    }
+
+    /// Member name for a file given as `name`: leading `/` (and `../`) removed unless -P.
+    fn member_name(&mut self, name: &[u8]) -> Vec<u8> {
+        let mut n: &[u8] = name;
+        if !self.opts.absolute {
+            let mut slash = false;
+            while n.first() == Some(&b'/') {
+                n = &n[1..];
+                slash = true;
+            }
+            let mut dotdot = false;
+            while n.starts_with(b"../") {
+                n = &n[3..];
+                dotdot = true;
+            }
+            if slash && !self.warned_slash {
+                self.warned_slash = true;
+                self.msg("Removing leading `/' from member names");
+            }
+            if dotdot && !self.warned_dotdot {
+                self.warned_dotdot = true;
+                self.msg("Removing leading `../' from member names");
+            }
+            if n.is_empty() {
+                n = b".";
+            }
+        }
+        n.to_vec()
+    }
+}
+
+// ----- writing -----
+
+fn octal(field: &mut [u8], v: u64) {
+    // N-1 octal digits and a NUL, or GNU's base-256 when the value does not fit.
+    let digits = field.len() - 1;
+    let s = format!("{v:0digits$o}");
+    if s.len() > digits {
+        field.fill(0);
+        field[0] = 0x80;
+        let bytes = v.to_be_bytes();
+        let n = field.len().min(8);
+        let flen = field.len();
+        field[flen - n..].copy_from_slice(&bytes[8 - n..]);
+        return;
+    }
+    field[..digits].copy_from_slice(s.as_bytes());
+    field[digits] = 0;
+}
+
+struct HeaderSpec<'a> {
+    name: &'a [u8],
+    mode: u32,
+    size: u64,
+    mtime: i64,
+    kind: u8,
+    link: &'a [u8],
+}
+
+fn gnu_header(h: &HeaderSpec<'_>) -> [u8; BLOCK] {
+    let mut b = [0u8; BLOCK];
+    let n = h.name.len().min(100);
+    b[..n].copy_from_slice(&h.name[..n]);
+    octal(&mut b[100..108], u64::from(h.mode & 0o7777));
+    octal(&mut b[108..116], 0);
+    octal(&mut b[116..124], 0);
+    octal(&mut b[124..136], h.size);
+    octal(&mut b[136..148], h.mtime.max(0) as u64);
+    b[156] = h.kind;
+    let l = h.link.len().min(100);
+    b[157..157 + l].copy_from_slice(&h.link[..l]);
+    b[257..265].copy_from_slice(b"ustar  \0");
+    b[265..269].copy_from_slice(b"root");
+    b[297..301].copy_from_slice(b"root");
+    b[148..156].fill(b' ');
+    let sum: u32 = b.iter().map(|&c| u32::from(c)).sum();
+    let s = format!("{sum:06o}\0 ");
+    b[148..156].copy_from_slice(s.as_bytes());
+    b
+}
+
+/// Counts bytes so the archive can be padded to a full record.
+struct Counting<W: Write> {
+    inner: W,
+    n: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, d: &[u8]) -> io::Result<usize> {
+        let k = self.inner.write(d)?;
+        self.n += k as u64;
+        Ok(k)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn write_entry(
+    w: &mut dyn Write,
+    h: &HeaderSpec<'_>,
+    data: Option<&mut dyn Read>,
+) -> io::Result<()> {
+    // Names longer than the 100-byte field go first in a `././@LongLink` pseudo-entry.
+    for (kind, long) in [(b'K', h.link), (b'L', h.name)] {
+        if long.len() > 100 {
+            let spec = HeaderSpec {
+                name: b"././@LongLink",
+                mode: 0o644,
+                size: long.len() as u64 + 1,
+                mtime: 0,
+                kind,
+                link: b"",
+            };
+            w.write_all(&gnu_header(&spec))?;
+            let mut data = long.to_vec();
+            data.push(0);
+            let pad = (BLOCK - data.len() % BLOCK) % BLOCK;
+            data.resize(data.len() + pad, 0);
+            w.write_all(&data)?;
+        }
+    }
+    w.write_all(&gnu_header(h))?;
+    if let Some(r) = data {
+        let mut left = h.size;
+        let mut buf = vec![0u8; 64 * 1024];
+        while left > 0 {
+            let want = (left as usize).min(buf.len());
+            let got = r.read(&mut buf[..want])?;
+            if got == 0 {
+                // The file shrank while we read it: pad with zeros, as GNU does.
+                buf[..want].fill(0);
+                w.write_all(&buf[..want])?;
+                left -= want as u64;
+                continue;
+            }
+            w.write_all(&buf[..got])?;
+            left -= got as u64;
+        }
+        let pad = ((BLOCK as u64 - h.size % BLOCK as u64) % BLOCK as u64) as usize;
+        w.write_all(&vec![0u8; pad])?;
+    }
+    Ok(())
+}
+
+struct Archiver<'a> {
+    w: Counting<Box<dyn Write + 'a>>,
+    /// (dev, ino) of regular files already stored → their member name.
+    seen: std::collections::HashMap<(u64, u64), Vec<u8>>,
+    archive_id: Option<(u64, u64)>,
+    /// GNU's `trivial_link_count`: with one operand only files with more than one link are
+    /// remembered for hard-link detection; with several, every file is.
+    trivial_links: u64,
+}
+
+impl Tar {
+    fn create(&mut self) -> TResult<()> {
+        let append = self.opts.mode == Some(Mode::Append);
+        // Names from -T files are added after the command-line operands.
+        for f in self.opts.files_from.clone() {
+            match read_list(&f) {
+                Ok(names) => self
+                    .opts
+                    .operands
+                    .extend(names.into_iter().map(Operand::Name)),
+                Err(e) => {
+                    return Err(self.fatal(format!("{}: Cannot open: {}", show(&f), strerror(&e))));
+                }
+            }
+        }
+        if !self
+            .opts
+            .operands
+            .iter()
+            .any(|o| matches!(o, Operand::Name(_)))
+            && !append
+        {
+            let _ = writeln!(
+                self.err,
+                "tar: Cowardly refusing to create an empty archive"
+            );
+            let _ = writeln!(
+                self.err,
+                "Try 'tar --help' or 'tar --usage' for more information."
+            );
+            return Err(Fatal);
+        }
+        let file = self.opts.file.clone().unwrap_or_else(|| b"-".to_vec());
+        let name_gz = file.ends_with(b".gz") || file.ends_with(b".tgz") || file.ends_with(b".taz");
+        let gzip = self.opts.gzip || (self.opts.auto_compress && name_gz);
+        let to_stdout = file == b"-";
+        let mut archive_id = None;
+        // Bytes already in the archive (for -r): the padding aligns the whole file.
+        let mut already = 0u64;
+        let sink: Box<dyn Write> = if to_stdout {
+            Box::new(io::stdout())
+        } else if append {
+            if gzip {
+                return Err(self.fatal("Cannot update compressed archives"));
+            }
+            let path = path_of(&file);
+            let end = match archive_end(&path) {
+                Ok(e) => e,
+                Err(e) => {
+                    return Err(self.fatal(format!(
+                        "{}: Cannot open: {}",
+                        show(&file),
+                        strerror(&e)
+                    )));
+                }
+            };
+            let f = match fs::OpenOptions::new().read(true).write(true).open(&path) {
+                Ok(f) => f,
+                Err(e) => {
+                    return Err(self.fatal(format!(
+                        "{}: Cannot open: {}",
+                        show(&file),
+                        strerror(&e)
+                    )));
+                }
+            };
+            if f.set_len(end).is_err() {
+                return Err(self.fatal(format!("{}: Cannot truncate", show(&file))));
+            }
+            already = end;
+            let mut f = f;
+            use std::io::Seek;
+            if f.seek(io::SeekFrom::Start(end)).is_err() {
+                return Err(self.fatal(format!("{}: Cannot seek", show(&file))));
+            }
+            Box::new(io::BufWriter::new(f))
+        } else {
+            match fs::File::create(path_of(&file)) {
+                Ok(f) => {
+                    if let Ok(st) = hostcalls::stat(&show(&file), true) {
+                        archive_id = Some((st.dev, st.ino));
+                    }
+                    Box::new(io::BufWriter::with_capacity(64 * 1024, f))
+                }
+                Err(e) => {
+                    return Err(self.fatal(format!(
+                        "{}: Cannot open: {}",
+                        show(&file),
+                        strerror(&e)
+                    )));
+                }
+            }
+        };
+        let sink: Box<dyn Write> = if gzip {
+            Box::new(
+                flate2::GzBuilder::new()
+                    .operating_system(3)
+                    .write(sink, flate2::Compression::default()),
+            )
+        } else {
+            sink
+        };
+        let mut ar = Archiver {
+            w: Counting {
+                inner: sink,
+                n: already,
+            },
+            seen: std::collections::HashMap::new(),
+            archive_id,
+            trivial_links: 0,
+        };
+        let names = self
+            .opts
+            .operands
+            .iter()
+            .filter(|o| matches!(o, Operand::Name(_)))
+            .count();
+        if names <= 1 && !self.opts.dereference {
+            ar.trivial_links = 1;
+        }
+        let mut base: Vec<u8> = Vec::new();
+        let operands = std::mem::take(&mut self.opts.operands);
+        for op in &operands {
+            match op {
+                Operand::Dir(d) => {
+                    base = join(&base, d);
+                    self.check_dir(&base, d)?;
+                }
+                Operand::Name(n) => {
+                    let path = join(&base, n);
+                    if let Err(e) = self.add(&mut ar, &path, n) {
+                        if e.kind() == io::ErrorKind::BrokenPipe {
+                            return Err(Fatal);
+                        }
+                        return Err(self.fatal(format!("write error: {}", strerror(&e))));
+                    }
+                }
+            }
+        }
+        // Two zero blocks end the archive; then pad the last record.
+        let r = (|| -> io::Result<()> {
+            ar.w.write_all(&[0u8; 2 * BLOCK])?;
+            let used = (ar.w.n % RECORD as u64) as usize;
+            if used != 0 {
+                ar.w.write_all(&vec![0u8; RECORD - used])?;
+            }
+            ar.w.flush()
+        })();
+        if let Err(e) = r {
+            return Err(self.fatal(format!("write error: {}", strerror(&e))));
+        }
+        // Finish the gzip stream (the encoder writes its trailer on drop otherwise silently).
+        drop(ar);
+        Ok(())
+    }
+
+    /// Adds `path` (shown to the user as `shown`) and, for a directory, its contents.
+    fn add(&mut self, ar: &mut Archiver<'_>, path: &[u8], shown: &[u8]) -> io::Result<()> {
+        let spath = show(path);
+        let st = match hostcalls::stat(&spath, self.opts.dereference) {
+            Ok(s) => s,
+            Err(e) => {
+                self.error(format!("{}: Cannot stat: {}", show(shown), strerror(&e)));
+                return Ok(());
+            }
+        };
+        if self.excluded(shown) {
+            return Ok(());
+        }
+        if ar.archive_id == Some((st.dev, st.ino)) && st.is_file() {
+            self.msg(format!("{}: file is the archive; not dumped", show(shown)));
+            return Ok(());
+        }
+        let member = self.member_name(shown);
+        let member = self.transform(member.strip_suffix(b"/").unwrap_or(&member));
+        let mtime = st.mtime_ns.div_euclid(1_000_000_000);
+        let mode = st.permissions();
+        if st.is_dir() {
+            let mut name = member.clone();
+            if !name.ends_with(b"/") {
+                name.push(b'/');
+            }
+            let mut shown_dir = shown.to_vec();
+            if !shown_dir.ends_with(b"/") {
+                shown_dir.push(b'/');
+            }
+            self.announce(&shown_dir, &name, &st, None);
+            let h = HeaderSpec {
+                name: &name,
+                mode,
+                size: 0,
+                mtime,
+                kind: b'5',
+                link: b"",
+            };
+            write_entry(&mut ar.w, &h, None)?;
+            if self.opts.no_recursion {
+                return Ok(());
+            }
+            let mut entries: Vec<Vec<u8>> = match fs::read_dir(path_of(path)) {
+                Ok(rd) => rd
+                    .filter_map(|e| e.ok())
+                    .map(|e| os_bytes(&e.file_name()))
+                    .collect(),
+                Err(e) => {
+                    self.error(format!("{}: Cannot open: {}", show(shown), strerror(&e)));
+                    return Ok(());
+                }
+            };
+            entries.sort();
+            for e in entries {
+                let child_path = join(path, &e);
+                let child_shown = join(shown, &e);
+                self.add(ar, &child_path, &child_shown)?;
+            }
+            if self.opts.remove_files {
+                let _ = fs::remove_dir(path_of(path));
+            }
+            return Ok(());
+        }
+        if st.is_symlink() {
+            let target = match fs::read_link(path_of(path)) {
+                Ok(t) => path_bytes(&t),
+                Err(e) => {
+                    self.error(format!(
+                        "{}: Cannot readlink: {}",
+                        show(shown),
+                        strerror(&e)
+                    ));
+                    return Ok(());
+                }
+            };
+            self.announce(shown, &member, &st, Some((b'2', &target)));
+            let h = HeaderSpec {
+                name: &member,
+                mode,
+                size: 0,
+                mtime,
+                kind: b'2',
+                link: &target,
+            };
+            write_entry(&mut ar.w, &h, None)?;
+            if self.opts.remove_files {
+                let _ = fs::remove_file(path_of(path));
+            }
+            return Ok(());
+        }
+        if !st.is_file() {
+            self.msg(format!("{}: socket ignored", show(shown)));
+            return Ok(());
+        }
+        if let Some(first) = ar.seen.get(&(st.dev, st.ino)).cloned() {
+            // Already archived (a hard link, or the same file named twice): GNU stores a
+            // link to the first copy.
+            self.announce(shown, &member, &st, Some((b'1', &first)));
+            let h = HeaderSpec {
+                name: &member,
+                mode,
+                size: 0,
+                mtime,
+                kind: b'1',
+                link: &first,
+            };
+            write_entry(&mut ar.w, &h, None)?;
+            return Ok(());
+        }
+        let mut f = match fs::File::open(path_of(path)) {
+            Ok(f) => f,
+            Err(e) => {
+                self.error(format!("{}: Cannot open: {}", show(shown), strerror(&e)));
+                return Ok(());
+            }
+        };
+        self.announce(shown, &member, &st, None);
+        let h = HeaderSpec {
+            name: &member,
+            mode,
+            size: st.size,
+            mtime,
+            kind: b'0',
+            link: b"",
+        };
+        write_entry(&mut ar.w, &h, Some(&mut f))?;
+        if st.nlink > ar.trivial_links {
+            // GNU prepares the file's name as a future link target right away, and that is
+            // when it reports stripping its '/' (so with several operands the notice shows
+            // up even when no hard link is ever stored).
+            if shown.first() == Some(&b'/') && !self.opts.absolute && !self.warned_link_slash {
+                self.warned_link_slash = true;
+                self.msg("Removing leading `/' from hard link targets");
+            }
+            ar.seen.insert((st.dev, st.ino), member.clone());
+        }
+        if self.opts.remove_files {
+            let _ = fs::remove_file(path_of(path));
+        }
+        Ok(())
+    }
+
+    /// `-v` on create: the name as given (dirs with '/'); `-vv`: the long listing.
+    fn announce(
+        &mut self,
+        shown: &[u8],
+        member: &[u8],
+        st: &hostcalls::Stat,
+        link: Option<(u8, &[u8])>,
+    ) {
+        match self.opts.verbose {
+            0 => {}
+            1 => self.verbose_line(shown),
+            _ => {
+                let kind = if st.is_dir() {
+                    b'5'
+                } else {
+                    link.map_or(b'0', |(k, _)| k)
+                };
+                let size = if kind == b'0' { st.size } else { 0 };
+                let info = ListInfo {
+                    kind,
+                    mode: st.permissions(),
+                    uname: b"root",
+                    gname: b"root",
+                    size,
+                    mtime: st.mtime_ns.div_euclid(1_000_000_000),
+                    name: member,
+                    link: link.map_or(&b""[..], |(_, l)| l),
+                };
+                let line = self.long_line(&info);
+                self.verbose_line(&line);
+            }
+        }
+    }
+}
+
+/// The offset of the end-of-archive marker of an existing archive (for -r).
+fn archive_end(path: &Path) -> io::Result<u64> {
+    let mut f = io::BufReader::new(fs::File::open(path)?);
+    let mut pos = 0u64;
+    let mut block = [0u8; BLOCK];
+    loop {
+        if !read_block(&mut f, &mut block)? {
+            return Ok(pos);
+        }
+        if block.iter().all(|&c| c == 0) {
+            return Ok(pos);
+        }
+        let size = parse_num(&block[124..136]);
+        let kind = block[156];
+        let data = if matches!(kind, b'1' | b'2' | b'3' | b'4' | b'5' | b'6') {
+            0
+        } else {
+            size.div_ceil(BLOCK as u64) * BLOCK as u64
+        };
+        pos += BLOCK as u64;
+        io::copy(&mut (&mut f).take(data), &mut io::sink())?;
+        pos += data;
+    }
+}
+
+// ----- reading -----
+
+/// Reads exactly one block; false at a clean end of input. A partial block is an error.
+fn read_block(r: &mut dyn Read, b: &mut [u8; BLOCK]) -> io::Result<bool> {
+    let mut got = 0;
+    while got < BLOCK {
+        match r.read(&mut b[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if got == 0 {
+        return Ok(false);
+    }
+    if got < BLOCK {
+        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "short block"));
+    }
+    Ok(true)
+}
+
+fn parse_num(f: &[u8]) -> u64 {
+    if f.first().is_some_and(|&c| c & 0x80 != 0) {
+        // GNU base-256.
+        let mut v: u64 = u64::from(f[0] & 0x7f);
+        for &c in &f[1..] {
+            v = v.wrapping_shl(8) | u64::from(c);
+        }
+        return v;
+    }
+    let mut v = 0u64;
+    for &c in f {
+        match c {
+            b'0'..=b'7' => v = v.wrapping_mul(8).wrapping_add(u64::from(c - b'0')),
+            b' ' if v == 0 => {}
+            _ => break,
+        }
+    }
+    v
+}
+
+fn cstr(f: &[u8]) -> &[u8] {
+    let end = f.iter().position(|&c| c == 0).unwrap_or(f.len());
+    &f[..end]
+}
+
+fn checksum_ok(b: &[u8; BLOCK]) -> bool {
+    let stored = parse_num(&b[148..156]);
+    let mut unsigned: u64 = 0;
+    let mut signed: i64 = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let c = if (148..156).contains(&i) { b' ' } else { c };
+        unsigned += u64::from(c);
+        signed += i64::from(c as i8);
+    }
+    stored == unsigned || stored as i64 == signed
+}
+
+struct Member {
+    name: Vec<u8>,
+    link: Vec<u8>,
+    kind: u8,
+    mode: u32,
+    size: u64,
+    mtime: i64,
+    uname: Vec<u8>,
+    gname: Vec<u8>,
+    uid: u64,
+    gid: u64,
+}
+
+struct ListInfo<'a> {
+    kind: u8,
+    mode: u32,
+    uname: &'a [u8],
+    gname: &'a [u8],
+    size: u64,
+    mtime: i64,
+    name: &'a [u8],
+    link: &'a [u8],
+}
+
+/// Days → (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+fn mode_string(kind: u8, mode: u32) -> String {
+    let t = match kind {
+        b'5' => 'd',
+        b'2' => 'l',
+        b'1' => 'h',
+        b'3' => 'c',
+        b'4' => 'b',
+        b'6' => 'p',
+        _ => '-',
+    };
+    let mut s = String::with_capacity(10);
+    s.push(t);
+    let bits = [
+        (0o400, 'r'),
+        (0o200, 'w'),
+        (0o100, 'x'),
+        (0o040, 'r'),
+        (0o020, 'w'),
+        (0o010, 'x'),
+        (0o004, 'r'),
+        (0o002, 'w'),
+        (0o001, 'x'),
+    ];
+    for (i, (bit, c)) in bits.iter().enumerate() {
+        let on = mode & bit != 0;
+        let special = match i {
+            2 => mode & 0o4000 != 0,
+            5 => mode & 0o2000 != 0,
+            8 => mode & 0o1000 != 0,
+            _ => false,
+        };
+        s.push(match (on, special, i) {
+            (true, true, 8) => 't',
+            (false, true, 8) => 'T',
+            (true, true, _) => 's',
+            (false, true, _) => 'S',
+            (true, false, _) => *c,
+            (false, false, _) => '-',
+        });
+    }
+    s
+}
+
+impl Tar {
+    fn long_line(&mut self, i: &ListInfo<'_>) -> Vec<u8> {
+        let ug = format!("{}/{}", show(i.uname), show(i.gname));
+        let size = i.size.to_string();
+        if ug.len() + 1 + size.len() > self.ugswidth {
+            self.ugswidth = ug.len() + 1 + size.len();
+        }
+        let w = self.ugswidth;
+        let days = i.mtime.div_euclid(86_400);
+        let secs = i.mtime.rem_euclid(86_400);
+        let (y, m, d) = civil(days);
+        let mut line = format!(
+            "{} {}{:>width$} {:04}-{:02}-{:02} {:02}:{:02} ",
+            mode_string(i.kind, i.mode),
+            ug,
+            size,
+            y,
+            m,
+            d,
+            secs / 3600,
+            secs % 3600 / 60,
+            width = w - ug.len()
+        )
+        .into_bytes();
+        line.extend_from_slice(i.name);
+        match i.kind {
+            b'2' => {
+                line.extend_from_slice(b" -> ");
+                line.extend_from_slice(i.link);
+            }
+            b'1' => {
+                line.extend_from_slice(b" link to ");
+                line.extend_from_slice(i.link);
+            }
+            _ => {}
+        }
+        line
+    }
+
+    /// Opens the archive for reading, undoing gzip when asked or detected.
+    fn open_input(&mut self) -> TResult<Box<dyn Read>> {
+        let file = self.opts.file.clone().unwrap_or_else(|| b"-".to_vec());
+        let from_stdin = file == b"-";
+        let mut raw: Box<dyn Read> = if from_stdin {
+            Box::new(io::stdin())
+        } else {
+            match fs::File::open(path_of(&file)) {
+                Ok(f) => Box::new(f),
+                Err(e) => {
+                    return Err(self.fatal(format!(
+                        "{}: Cannot open: {}",
+                        show(&file),
+                        strerror(&e)
+                    )));
+                }
+            }
+        };
+        // Peek at the magic number.
+        let mut head = [0u8; 2];
+        let mut got = 0;
+        while got < 2 {
+            match raw.read(&mut head[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let what = if from_stdin {
+                        "stdin".into()
+                    } else {
+                        show(&file)
+                    };
+                    return Err(self.fatal(format!("{what}: Read error: {}", strerror(&e))));
+                }
+            }
+        }
+        let is_gz = got == 2 && head == [0x1f, 0x8b];
+        let stream: Box<dyn Read> = Box::new(io::Cursor::new(head[..got].to_vec()).chain(raw));
+        if self.opts.gzip || (is_gz && !from_stdin) {
+            if !is_gz {
+                let _ = writeln!(self.err, "\ngzip: stdin: not in gzip format");
+                self.msg("Child returned status 1");
+                return Err(self.fatal_quiet());
+            }
+            return Ok(Box::new(GzRead {
+                inner: flate2::read::MultiGzDecoder::new(io::BufReader::new(stream)),
+            }));
+        }
+        if is_gz {
+            return Err(self.fatal("Archive is compressed. Use -z option"));
+        }
+        Ok(Box::new(io::BufReader::with_capacity(64 * 1024, stream)))
+    }
+
+    /// `-C DIR` must name a directory (GNU: "Cannot open", fatal).
+    fn check_dir(&mut self, path: &[u8], shown: &[u8]) -> TResult<()> {
+        match fs::metadata(path_of(path)) {
+            Ok(m) if m.is_dir() => Ok(()),
+            Ok(_) => Err(self.fatal(format!("{}: Cannot open: Not a directory", show(shown)))),
+            Err(e) => Err(self.fatal(format!("{}: Cannot open: {}", show(shown), strerror(&e)))),
+        }
+    }
+
+    fn fatal_quiet(&mut self) -> Fatal {
+        self.msg("Error is not recoverable: exiting now");
+        Fatal
+    }
+
+    fn read_archive(&mut self) -> TResult<()> {
+        let mut input = self.open_input()?;
+        let mut base: Vec<u8> = Vec::new();
+        let mut names: Vec<(Vec<u8>, bool)> = Vec::new();
+        for op in std::mem::take(&mut self.opts.operands) {
+            match op {
+                Operand::Dir(d) => {
+                    base = join(&base, &d);
+                    if self.opts.mode == Some(Mode::Extract) && !self.opts.to_stdout {
+                        self.check_dir(&base, &d)?;
+                    }
+                }
+                Operand::Name(n) => names.push((n, false)),
+            }
+        }
+        for f in self.opts.files_from.clone() {
+            match read_list(&f) {
+                Ok(list) => names.extend(list.into_iter().map(|n| (n, false))),
+                Err(e) => {
+                    return Err(self.fatal(format!("{}: Cannot open: {}", show(&f), strerror(&e))));
+                }
+            }
+        }
+        let mut dirs: Vec<(PathBuf, u32, i64)> = Vec::new();
+        let mut first = true;
+        let mut block = [0u8; BLOCK];
+        let mut long_name: Option<Vec<u8>> = None;
+        let mut long_link: Option<Vec<u8>> = None;
+        let mut pax: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        loop {
+            match read_block(&mut input, &mut block) {
+                Ok(true) => {}
+                Ok(false) => {
+                    if first {
+                        self.error("This does not look like a tar archive");
+                    }
+                    break;
+                }
+                Err(e) => {
+                    if first {
+                        self.error("This does not look like a tar archive");
+                        break;
+                    }
+                    return Err(self.eof_error(&e));
+                }
+            }
+            if block.iter().all(|&c| c == 0) {
+                break;
+            }
+            if !checksum_ok(&block) {
+                if first {
+                    self.error("This does not look like a tar archive");
+                    break;
+                }
+                self.error("Skipping to next header");
+                continue;
+            }
+            first = false;
+            let kind = block[156];
+            let size = parse_num(&block[124..136]);
+            // Metadata pseudo-entries apply to the next real entry.
+            if matches!(kind, b'L' | b'K' | b'x' | b'g') {
+                let mut data = Vec::new();
+                let padded = size.div_ceil(BLOCK as u64) * BLOCK as u64;
+                if padded > 64 << 20 {
+                    return Err(self.fatal("Extended header too large"));
+                }
+                if let Err(e) = (&mut input).take(padded).read_to_end(&mut data) {
+                    return Err(self.eof_error(&e));
+                }
+                if (data.len() as u64) < padded {
+                    return Err(self.eof_error(&io::Error::from(io::ErrorKind::UnexpectedEof)));
+                }
+                data.truncate(size as usize);
+                match kind {
+                    b'L' => long_name = Some(cstr(&data).to_vec()),
+                    b'K' => long_link = Some(cstr(&data).to_vec()),
+                    b'x' => pax = parse_pax(&data),
+                    _ => {}
+                }
+                continue;
+            }
+            let mut m = Member {
+                name: cstr(&block[0..100]).to_vec(),
+                link: cstr(&block[157..257]).to_vec(),
+                kind: if kind == 0 { b'0' } else { kind },
+                mode: parse_num(&block[100..108]) as u32,
+                size,
+                mtime: parse_num(&block[136..148]) as i64,
+                uname: cstr(&block[265..297]).to_vec(),
+                gname: cstr(&block[297..329]).to_vec(),
+                uid: parse_num(&block[108..116]),
+                gid: parse_num(&block[116..124]),
+            };
+            // POSIX ustar splits long names into prefix and name.
+            if &block[257..263] == b"ustar\0" && block[345] != 0 {
+                let mut full = cstr(&block[345..500]).to_vec();
+                full.push(b'/');
+                full.extend_from_slice(&m.name);
+                m.name = full;
+            }
+            if let Some(n) = long_name.take() {
+                m.name = n;
+            }
+            if let Some(l) = long_link.take() {
+                m.link = l;
+            }
+            for (k, v) in std::mem::take(&mut pax) {
+                match k.as_slice() {
+                    b"path" => m.name = v,
+                    b"linkpath" => m.link = v,
+                    b"size" => {
+                        m.size = std::str::from_utf8(&v)
+                            .ok()
+                            .and_then(|s| s.parse().ok())
+                            .unwrap_or(m.size)
+                    }
+                    b"mtime" => {
+                        m.mtime = std::str::from_utf8(&v)
+                            .ok()
+                            .and_then(|s| s.split('.').next()?.parse().ok())
+                            .unwrap_or(m.mtime);
+                    }
+                    b"uname" => m.uname = v,
+                    b"gname" => m.gname = v,
+                    _ => {}
+                }
+            }
+            if m.kind == b'0' && m.name.ends_with(b"/") {
+                m.kind = b'5';
+            }
+            let has_data = !matches!(m.kind, b'1' | b'2' | b'3' | b'4' | b'5' | b'6');
+            let data_len = if has_data { m.size } else { 0 };
+            let padded = data_len.div_ceil(BLOCK as u64) * BLOCK as u64;
+            let selected = self.selected(&m.name, &mut names);
+            let mut data = (&mut input).take(data_len);
+            let r = if selected {
+                self.handle(&m, &mut data, &base, &mut dirs)
+            } else {
+                Ok(())
+            };
+            if let Err(e) = r {
+                return Err(self.eof_error(&e));
+            }
+            // Skip whatever was not consumed, and the padding.
+            let rest = data.limit();
+            let skip = rest + (padded - data_len);
+            match io::copy(&mut (&mut input).take(skip), &mut io::sink()) {
+                Ok(n) if n == skip => {}
+                Ok(_) => return Err(self.eof_error(&io::Error::from(io::ErrorKind::UnexpectedEof))),
+                Err(e) => return Err(self.eof_error(&e)),
+            }
+        }
+        // Directories get their modes and times last, innermost first.
+        for (p, mode, mtime) in dirs.into_iter().rev() {
+            let _ = hostcalls::chmod(&p.to_string_lossy(), mode & 0o7777);
+            if !self.opts.no_mtime {
+                set_mtime(&p, mtime);
+            }
+        }
+        for (n, found) in names {
+            if !found {
+                self.error(format!("{}: Not found in archive", show(&n)));
+            }
+        }
+        Ok(())
+    }
+
+    fn eof_error(&mut self, e: &io::Error) -> Fatal {
+        let m = e.to_string();
+        if m == GZ_EOF {
+            let _ = writeln!(self.err, "\ngzip: stdin: unexpected end of file");
+        } else if m == GZ_BAD {
+            let _ = writeln!(
+                self.err,
+                "\ngzip: stdin: invalid compressed data--format violated"
+            );
+        } else if e.kind() != io::ErrorKind::UnexpectedEof {
+            return self.fatal(format!("Read error: {}", strerror(e)));
+        }
+        self.msg("Unexpected EOF in archive");
+        self.fatal_quiet()
+    }
+
+    /// Whether a member is wanted (no operands: all), marking the operand it matched.
+    fn selected(&self, name: &[u8], names: &mut [(Vec<u8>, bool)]) -> bool {
+        if self.excluded(name) {
+            return false;
+        }
+        if names.is_empty() {
+            return true;
+        }
+        let bare = name.strip_suffix(b"/").unwrap_or(name);
+        let mut hit = false;
+        for (n, found) in names.iter_mut() {
+            let want = n.strip_suffix(b"/").unwrap_or(n);
+            let want = want.strip_prefix(b"./").unwrap_or(want);
+            let ok = bare == want
+                || (bare.starts_with(want) && bare.get(want.len()) == Some(&b'/'))
+                || (self.opts.wildcards && fnmatch(want, bare));
+            if ok {
+                *found = true;
+                hit = true;
+            }
+        }
+        hit
+    }
+
+    fn handle(
+        &mut self,
+        m: &Member,
+        data: &mut dyn Read,
+        base: &[u8],
+        dirs: &mut Vec<(PathBuf, u32, i64)>,
+    ) -> io::Result<()> {
+        let name = self.transform(m.name.strip_suffix(b"/").unwrap_or(&m.name));
+        // A listing shows archive names unless --show-transformed-names.
+        let mut shown = if self.opts.show_transformed {
+            name.clone()
+        } else {
+            m.name.strip_suffix(b"/").unwrap_or(&m.name).to_vec()
+        };
+        if m.kind == b'5' && !shown.is_empty() {
+            shown.push(b'/');
+        }
+        if self.opts.mode == Some(Mode::List) {
+            if self.opts.verbose > 0 {
+                let info = ListInfo {
+                    kind: m.kind,
+                    mode: m.mode,
+                    uname: if m.uname.is_empty() { b"" } else { &m.uname },
+                    gname: if m.gname.is_empty() { b"" } else { &m.gname },
+                    size: if m.kind == b'0' || m.kind == b'7' {
+                        m.size
+                    } else {
+                        0
+                    },
+                    mtime: m.mtime,
+                    name: &shown,
+                    link: &m.link,
+                };
+                let uid_s;
+                let gid_s;
+                let info = if m.uname.is_empty() || m.gname.is_empty() {
+                    uid_s = m.uid.to_string().into_bytes();
+                    gid_s = m.gid.to_string().into_bytes();
+                    ListInfo {
+                        uname: if m.uname.is_empty() { &uid_s } else { &m.uname },
+                        gname: if m.gname.is_empty() { &gid_s } else { &m.gname },
+                        ..info
+                    }
+                } else {
+                    info
+                };
+                let line = self.long_line(&info);
+                self.out.write_all(&line)?;
+                self.out.write_all(b"\n")?;
+            } else {
+                self.out.write_all(&shown)?;
+                self.out.write_all(b"\n")?;
+            }
+            return Ok(());
+        }
+        // Extract.
+        let mut rel: &[u8] = &name;
+        if !self.opts.absolute {
+            let mut slash = false;
+            while rel.first() == Some(&b'/') {
+                rel = &rel[1..];
+                slash = true;
+            }
+            if slash && !self.warned_slash {
+                self.warned_slash = true;
+                self.msg("Removing leading `/' from member names");
+            }
+            if rel.split(|&c| c == b'/').any(|c| c == b"..") {
+                self.error(format!("{}: Member name contains '..'", show(&name)));
+                return Ok(());
+            }
+        }
+        // --strip-components drops leading elements; members with fewer are skipped.
+        if self.opts.strip > 0 {
+            let parts: Vec<&[u8]> = rel
+                .split(|&c| c == b'/')
+                .filter(|c| !c.is_empty())
+                .collect();
+            if parts.len() <= self.opts.strip {
+                return Ok(());
+            }
+            let kept = parts[self.opts.strip..].join(&b'/');
+            return self.extract_at(m, data, base, &kept, dirs);
+        }
+        let rel = rel.to_vec();
+        if rel.is_empty() {
+            return Ok(());
+        }
+        self.extract_at(m, data, base, &rel, dirs)
+    }
+
+    fn extract_at(
+        &mut self,
+        m: &Member,
+        data: &mut dyn Read,
+        base: &[u8],
+        rel: &[u8],
+        dirs: &mut Vec<(PathBuf, u32, i64)>,
+    ) -> io::Result<()> {
+        let mut shown = rel.to_vec();
+        if m.kind == b'5' && !shown.ends_with(b"/") {
+            shown.push(b'/');
+        }
+        if self.opts.verbose > 0 {
+            if self.opts.verbose > 1 {
+                let info = ListInfo {
+                    kind: m.kind,
+                    mode: m.mode,
+                    uname: &m.uname,
+                    gname: &m.gname,
+                    size: if m.kind == b'0' { m.size } else { 0 },
+                    mtime: m.mtime,
+                    name: &shown,
+                    link: &m.link,
+                };
+                let line = self.long_line(&info);
+                self.verbose_line(&line);
+            } else {
+                self.verbose_line(&shown);
+            }
+        }
+        if self.opts.to_stdout {
+            if m.kind == b'0' || m.kind == b'7' {
+                io::copy(data, &mut self.out)?;
+            }
+            return Ok(());
+        }
+        let dest = path_of(&join(base, rel));
+        let dest_s = dest.to_string_lossy().into_owned();
+        if let Some(parent) = dest.parent()
+            && !parent.as_os_str().is_empty()
+        {
+            let _ = fs::create_dir_all(parent);
+        }
+        let exists = fs::symlink_metadata(&dest).ok();
+        if self.opts.keep_old && exists.is_some() && m.kind != b'5' {
+            self.error(format!("{}: Cannot open: File exists", show(rel)));
+            return Ok(());
+        }
+        match m.kind {
+            b'5' => {
+                if exists.as_ref().is_some_and(|md| !md.is_dir()) {
+                    let _ = fs::remove_file(&dest);
+                }
+                if let Err(e) = fs::create_dir_all(&dest) {
+                    self.error(format!("{}: Cannot mkdir: {}", show(rel), strerror(&e)));
+                    return Ok(());
+                }
+                dirs.push((dest, m.mode, m.mtime));
+            }
+            b'2' => {
+                if exists.is_some() {
+                    let _ = fs::remove_file(&dest);
+                }
+                if let Err(e) = symlink(&m.link, &dest) {
+                    self.error(format!(
+                        "{}: Cannot create symlink to '{}': {}",
+                        show(rel),
+                        show(&m.link),
+                        strerror(&e)
+                    ));
+                }
+            }
+            b'1' => {
+                let mut target: &[u8] = &m.link;
+                if !self.opts.absolute {
+                    while target.first() == Some(&b'/') {
+                        target = &target[1..];
+                    }
+                }
+                let target = path_of(&join(base, target));
+                if target == dest {
+                    // The same file archived twice links to itself: nothing to do.
+                    return Ok(());
+                }
+                if exists.is_some() {
+                    let _ = fs::remove_file(&dest);
+                }
+                if let Err(e) = fs::hard_link(&target, &dest) {
+                    self.error(format!(
+                        "{}: Cannot hard link to '{}': {}",
+                        show(rel),
+                        show(&m.link),
+                        strerror(&e)
+                    ));
+                }
+            }
+            b'3' | b'4' | b'6' => {
+                self.error(format!(
+                    "{}: Cannot mknod: Operation not permitted",
+                    show(rel)
+                ));
+            }
+            _ => {
+                if let Some(md) = &exists {
+                    if md.is_dir() {
+                        self.error(format!("{}: Cannot open: Is a directory", show(rel)));
+                        return Ok(());
+                    }
+                    let _ = fs::remove_file(&dest);
+                }
+                let mut f = match fs::File::create(&dest) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        self.error(format!("{}: Cannot open: {}", show(rel), strerror(&e)));
+                        return Ok(());
+                    }
+                };
+                io::copy(data, &mut f)?;
+                let _ = f.flush();
+                if !self.opts.no_mtime {
+                    let _ = f.set_modified(mtime_to_system(m.mtime));
+                }
+                drop(f);
+                let _ = hostcalls::chmod(&dest_s, m.mode & 0o7777);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_pax(data: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < data.len() {
+        let Some(sp) = data[i..].iter().position(|&c| c == b' ') else {
+            break;
+        };
+        let len: usize = match std::str::from_utf8(&data[i..i + sp])
+            .ok()
+            .and_then(|s| s.parse().ok())
+        {
+            Some(l) if l > sp && i + l <= data.len() => l,
+            _ => break,
+        };
+        let rec = &data[i + sp + 1..i + len];
+        let rec = rec.strip_suffix(b"\n").unwrap_or(rec);
+        if let Some(eq) = rec.iter().position(|&c| c == b'=') {
+            out.push((rec[..eq].to_vec(), rec[eq + 1..].to_vec()));
+        }
+        i += len;
+    }
+    out
+}
+
+fn mtime_to_system(secs: i64) -> std::time::SystemTime {
+    if secs >= 0 {
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs as u64)
+    } else {
+        std::time::UNIX_EPOCH - std::time::Duration::from_secs(secs.unsigned_abs())
+    }
+}
+
+fn set_mtime(p: &Path, secs: i64) {
+    if let Ok(f) = fs::File::open(p) {
+        let _ = f.set_modified(mtime_to_system(secs));
+    }
+}
+
+#[allow(deprecated)] // `soft_link` is the one symlink call available on both unix and WASI.
+fn symlink(target: &[u8], dest: &Path) -> io::Result<()> {
+    fs::soft_link(path_of(target), dest)
+}
+
+/// gzip errors surface as `InvalidInput`/`InvalidData` from flate2; name them for messages.
+struct GzRead<R: Read> {
+    inner: flate2::read::MultiGzDecoder<R>,
+}
+
+impl<R: BufRead> Read for GzRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| match e.kind() {
+            io::ErrorKind::UnexpectedEof => io::Error::new(e.kind(), GZ_EOF),
+            _ => io::Error::other(GZ_BAD),
+        })
+    }
+}
+
+const GZ_EOF: &str = "gzip: unexpected end of file";
+const GZ_BAD: &str = "gzip: invalid compressed data";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transforms() {
+        let t = Transform::parse_list(b"s,^testbed/,,").unwrap();
+        assert_eq!(t[0].apply(b"testbed/dir1/a"), b"dir1/a");
+        let t = Transform::parse_list(b"s/a/A/g;s,sub,SUB,").unwrap();
+        let mut n = b"d/sub/a.txt".to_vec();
+        for x in &t {
+            n = x.apply(&n);
+        }
+        assert_eq!(n, b"d/SUB/A.txt");
+        let t = Transform::parse_list(br"s/\(a\)\.txt/\1_x.txt/").unwrap();
+        assert_eq!(t[0].apply(b"d/a.txt"), b"d/a_x.txt");
+        let t = Transform::parse_list(br"s/(a)\.txt/\1_y.txt/x").unwrap();
+        assert_eq!(t[0].apply(b"d/a.txt"), b"d/a_y.txt");
+        let t = Transform::parse_list(b"s|.*/||").unwrap();
+        assert_eq!(t[0].apply(b"d/sub/b"), b"b");
+        let t = Transform::parse_list(b"s/x/y/2").unwrap();
+        assert_eq!(t[0].apply(b"xxx"), b"xyx");
+        assert!(Transform::parse_list(br"s/\(a\)\.txt/\2/").is_err());
+        assert!(Transform::parse_list(b"x").is_err());
+    }
+
+    #[test]
+    fn wildcards() {
+        assert!(fnmatch(b"*.txt", b"a/b.txt"));
+        assert!(fnmatch(b"a?c", b"abc"));
+        assert!(fnmatch(b"[a-c]x", b"bx"));
+        assert!(!fnmatch(b"[!a-c]x", b"bx"));
+        assert!(!fnmatch(b"*.txt", b"a.tx"));
+    }
+
+    #[test]
+    fn options() {
+        let a = |v: &[&str]| -> Vec<Vec<u8>> { v.iter().map(|s| s.as_bytes().to_vec()).collect() };
+        let o = parse_args(&a(&["tar", "czf", "a.tgz", "dir"])).unwrap();
+        assert_eq!(o.mode, Some(Mode::Create));
+        assert!(o.gzip);
+        assert_eq!(o.file.as_deref(), Some(&b"a.tgz"[..]));
+        let o = parse_args(&a(&["tar", "-zcvf", "x.tgz", "/system/folder1"])).unwrap();
+        assert_eq!(o.verbose, 1);
+        let o = parse_args(&a(&["tar", "-xf", "-", "-C", "/backup"])).unwrap();
+        assert_eq!(o.mode, Some(Mode::Extract));
+        assert!(matches!(o.operands[0], Operand::Dir(_)));
+        let o = parse_args(&a(&["tar", "--trans=s/a/b/", "--create", "--file=x", "y"])).unwrap();
+        assert_eq!(o.transforms.len(), 1);
+        assert!(parse_args(&a(&["tar", "-f", "x"])).is_err());
+        assert!(parse_args(&a(&["tar", "-cx"])).is_err());
+    }
+
+    #[test]
+    fn header_round_trip() {
+        let h = HeaderSpec {
+            name: b"d/a.txt",
+            mode: 0o644,
+            size: 12,
+            mtime: 1_685_577_600,
+            kind: b'0',
+            link: b"",
+        };
+        let b = gnu_header(&h);
+        assert!(checksum_ok(&b));
+        assert_eq!(parse_num(&b[124..136]), 12);
+        assert_eq!(parse_num(&b[136..148]), 1_685_577_600);
+        assert_eq!(&b[257..265], b"ustar  \0");
+        assert_eq!(mode_string(b'0', 0o644), "-rw-r--r--");
+        assert_eq!(mode_string(b'5', 0o1777), "drwxrwxrwt");
+        assert_eq!(civil(19_509), (2023, 6, 1));
+    }
+}

@@ -1,0 +1,101 @@
+//! The multicall guest: one wasm32-wasip1 module holding the shell, the uutils coreutils and
+//! our own applets. The host starts a fresh instance of it for every command and passes the
+//! applet name as argv[0] (busybox style); the working directory arrives in `$PWD` because
+//! WASI has no cwd of its own.
+
+mod sleep;
+mod tac;
+mod uutils_table;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+/// Applets implemented in this crate (tiny ones that need host calls).
+const LOCAL: &[(&str, fn(Vec<OsString>) -> i32)] = &[("sleep", sleep::main), ("tac", tac::main)];
+
+/// The shell answers to these names.
+const SHELL_NAMES: &[&str] = &["sh", "bash", "dash", "intercode-box"];
+
+/// Every applet name this module answers to, for `which`, `type` and the shell's command lookup.
+pub fn applet_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = SHELL_NAMES.to_vec();
+    names.extend(uutils_table::UUTILS.iter().map(|(n, _)| *n));
+    names.extend(LOCAL.iter().map(|(n, _)| *n));
+    names.extend(applets::NAMES.iter().copied());
+    names.push("sed");
+    names.push("[");
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
+    if SHELL_NAMES.contains(&name) {
+        return shell::main(args, &applet_names());
+    }
+    if let Some((_, f)) = LOCAL.iter().find(|(n, _)| *n == name) {
+        return f(args);
+    }
+    // Our applets first: they replace uutils where uutils falls short on WASI.
+    if let Some(f) = applets::lookup(name) {
+        return f(args);
+    }
+    if name == "sed" {
+        return run_sed(args);
+    }
+    let uu_name = if name == "[" { "test" } else { name };
+    let args = if uu_name == "uniq" {
+        split_optional_value_bundles(args, 'D')
+    } else {
+        args
+    };
+    if let Some((_, f)) = uutils_table::UUTILS.iter().find(|(n, _)| *n == uu_name) {
+        return f(args.into_iter());
+    }
+    let _ = writeln!(std::io::stderr(), "{name}: command not found");
+    127
+}
+
+fn run_sed(args: Vec<OsString>) -> i32 {
+    // The crate's `uumain` wrapper already reports errors and returns the exit status.
+    sed::sed::uumain(args.into_iter())
+}
+
+/// uutils parses `-Dw32` as `--all-repeated=w32` (the option takes an optional value); GNU
+/// reads it as `-D -w32`. Splitting such bundles restores GNU's reading.
+fn split_optional_value_bundles(args: Vec<OsString>, flag: char) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    for (i, a) in args.into_iter().enumerate() {
+        let s = a.to_string_lossy();
+        let mut chars = s.chars();
+        if i > 0
+            && chars.next() == Some('-')
+            && chars.next() == Some(flag)
+            && s.len() > 2
+            && !s.starts_with("--")
+        {
+            out.push(OsString::from(format!("-{flag}")));
+            out.push(OsString::from(format!("-{}", &s[2..])));
+        } else {
+            out.push(a);
+        }
+    }
+    out
+}
+
+fn main() {
+    if let Some(pwd) = std::env::var_os("PWD") {
+        let _ = std::env::set_current_dir(&pwd);
+    }
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let name = args
+        .first()
+        .map(|a| {
+            let s = a.to_string_lossy();
+            s.rsplit('/').next().unwrap_or_default().to_string()
+        })
+        .unwrap_or_default();
+    let code = dispatch(&name, args);
+    let _ = std::io::stdout().flush();
+    std::process::exit(code);
+}

@@ -1,0 +1,143 @@
+//! The real imports (wasm32-wasip1). Every function returns 0 or a WASI errno.
+
+use super::{Handle, OpenFlags, Pid, SpawnRequest, Stat};
+use std::io;
+use std::time::Duration;
+
+// The one place the guest calls into the host; the ABI is plain pointers and lengths into
+// this module's memory, checked by the host.
+#[allow(unsafe_code)]
+mod raw {
+    #[link(wasm_import_module = "intercode")]
+    unsafe extern "C" {
+        pub fn spawn(req: *const u8, len: usize, pid: *mut u32) -> i32;
+        pub fn wait(pid: u32, status: *mut i32) -> i32;
+        pub fn pipe(ends: *mut u32) -> i32;
+        pub fn read(h: u32, buf: *mut u8, len: usize, n: *mut usize) -> i32;
+        pub fn write(h: u32, buf: *const u8, len: usize, n: *mut usize) -> i32;
+        pub fn close(h: u32) -> i32;
+        pub fn dup(h: u32, out: *mut u32) -> i32;
+        pub fn open(path: *const u8, len: usize, flags: u32, out: *mut u32) -> i32;
+        pub fn stat(path: *const u8, len: usize, follow: u32, out: *mut u64) -> i32;
+        pub fn chmod(path: *const u8, len: usize, mode: u32) -> i32;
+        pub fn sleep(ms: u64) -> i32;
+        pub fn symlink(target: *const u8, tlen: usize, link: *const u8, llen: usize) -> i32;
+    }
+}
+
+fn check(rc: i32) -> io::Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(rc))
+    }
+}
+
+/// Relative paths are resolved here, against the process's cwd, so the host only ever sees
+/// absolute sandbox paths.
+fn absolute(path: &str) -> String {
+    if path.starts_with('/') {
+        return path.to_string();
+    }
+    let cwd = std::env::current_dir()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "/".into());
+    if cwd.ends_with('/') {
+        format!("{cwd}{path}")
+    } else {
+        format!("{cwd}/{path}")
+    }
+}
+
+#[allow(unsafe_code)]
+pub fn spawn(req: &SpawnRequest) -> io::Result<Pid> {
+    let bytes = req.encode();
+    let mut pid = 0u32;
+    // SAFETY: the pointers are valid for the given lengths for the duration of the call.
+    check(unsafe { raw::spawn(bytes.as_ptr(), bytes.len(), &mut pid) })?;
+    Ok(pid)
+}
+
+#[allow(unsafe_code)]
+pub fn wait(pid: Pid) -> io::Result<i32> {
+    let mut status = 0i32;
+    // SAFETY: `status` is a valid out pointer.
+    check(unsafe { raw::wait(pid, &mut status) })?;
+    Ok(status)
+}
+
+#[allow(unsafe_code)]
+pub fn pipe() -> io::Result<(Handle, Handle)> {
+    let mut ends = [0u32; 2];
+    // SAFETY: `ends` has room for two handles.
+    check(unsafe { raw::pipe(ends.as_mut_ptr()) })?;
+    Ok((ends[0], ends[1]))
+}
+
+#[allow(unsafe_code)]
+pub fn read(h: Handle, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0usize;
+    // SAFETY: `buf` is valid for writes of its length.
+    check(unsafe { raw::read(h, buf.as_mut_ptr(), buf.len(), &mut n) })?;
+    Ok(n)
+}
+
+#[allow(unsafe_code)]
+pub fn write(h: Handle, buf: &[u8]) -> io::Result<usize> {
+    let mut n = 0usize;
+    // SAFETY: `buf` is valid for reads of its length.
+    check(unsafe { raw::write(h, buf.as_ptr(), buf.len(), &mut n) })?;
+    Ok(n)
+}
+
+#[allow(unsafe_code)]
+pub fn close(h: Handle) -> io::Result<()> {
+    // SAFETY: no pointers.
+    check(unsafe { raw::close(h) })
+}
+
+#[allow(unsafe_code)]
+pub fn dup(h: Handle) -> io::Result<Handle> {
+    let mut out = 0u32;
+    // SAFETY: `out` is a valid out pointer.
+    check(unsafe { raw::dup(h, &mut out) })?;
+    Ok(out)
+}
+
+#[allow(unsafe_code)]
+pub fn open(path: &str, flags: OpenFlags) -> io::Result<Handle> {
+    let path = absolute(path);
+    let mut out = 0u32;
+    // SAFETY: the path pointer is valid for its length; `out` is a valid out pointer.
+    check(unsafe { raw::open(path.as_ptr(), path.len(), flags.bits(), &mut out) })?;
+    Ok(out)
+}
+
+#[allow(unsafe_code)]
+pub fn stat(path: &str, follow: bool) -> io::Result<Stat> {
+    let path = absolute(path);
+    let mut words = [0u64; Stat::WORDS];
+    // SAFETY: `words` has room for the host's fixed-size record.
+    check(unsafe { raw::stat(path.as_ptr(), path.len(), follow as u32, words.as_mut_ptr()) })?;
+    Ok(Stat::from_words(&words))
+}
+
+#[allow(unsafe_code)]
+pub fn chmod(path: &str, mode: u32) -> io::Result<()> {
+    let path = absolute(path);
+    // SAFETY: the path pointer is valid for its length.
+    check(unsafe { raw::chmod(path.as_ptr(), path.len(), mode) })
+}
+
+#[allow(unsafe_code)]
+pub fn sleep(d: Duration) -> io::Result<()> {
+    // SAFETY: no pointers.
+    check(unsafe { raw::sleep(d.as_millis().min(u64::MAX as u128) as u64) })
+}
+
+#[allow(unsafe_code)]
+pub fn symlink(target: &str, link: &str) -> io::Result<()> {
+    let link = absolute(link);
+    // SAFETY: both pointers are valid for their lengths during the call.
+    check(unsafe { raw::symlink(target.as_ptr(), target.len(), link.as_ptr(), link.len()) })
+}

@@ -1,0 +1,223 @@
+//! Shell arithmetic (`$(( ))`, `(( ))`, `let`, array indices) on 64-bit integers with bash's
+//! wrapping semantics; division by zero is an error like bash's.
+
+use crate::expand::ExpandError;
+use crate::state::Shell;
+use brush_parser::ast::{
+    ArithmeticExpr as E, ArithmeticTarget, BinaryOperator as B, UnaryAssignmentOperator as UA,
+    UnaryOperator as U,
+};
+
+type R<T> = Result<T, ExpandError>;
+
+impl Shell {
+    /// Expands `$` parameters and substitutions inside the text, then evaluates it.
+    pub fn eval_arith_str(&mut self, text: &str) -> R<i64> {
+        let expanded = if text.contains('$') || text.contains('`') {
+            self.expand_single(text)?
+        } else {
+            text.to_string()
+        };
+        let trimmed = expanded.trim();
+        if trimmed.is_empty() {
+            return Ok(0);
+        }
+        let expr = brush_parser::arithmetic::parse(trimmed).map_err(|_| {
+            ExpandError(format!(
+                "{trimmed}: syntax error: invalid arithmetic operator (error token is \"{trimmed}\")"
+            ))
+        })?;
+        self.eval_arith(&expr, 0)
+    }
+
+    fn arith_var(&mut self, name: &str, depth: usize) -> R<i64> {
+        let v = self.get_scalar(name).unwrap_or_default();
+        let v = v.trim();
+        if v.is_empty() {
+            return Ok(0);
+        }
+        if let Some(n) = parse_number(v) {
+            return Ok(n);
+        }
+        if depth > 50 {
+            return Err(ExpandError(format!(
+                "{name}: expression recursion level exceeded"
+            )));
+        }
+        // A variable holding an expression is evaluated recursively, as bash does.
+        let expr = brush_parser::arithmetic::parse(v)
+            .map_err(|_| ExpandError(format!("{v}: syntax error in expression")))?;
+        self.eval_arith(&expr, depth + 1)
+    }
+
+    fn target_get(&mut self, t: &ArithmeticTarget, depth: usize) -> R<i64> {
+        match t {
+            ArithmeticTarget::Variable(n) => self.arith_var(n, depth),
+            ArithmeticTarget::ArrayElement(n, idx) => {
+                let i = self.eval_arith(idx, depth)?;
+                let v = self
+                    .get_var(n)
+                    .map(|v| match &v.value {
+                        crate::state::Value::Indexed(m) => m.get(&i).cloned().unwrap_or_default(),
+                        crate::state::Value::Assoc(m) => {
+                            m.get(&i.to_string()).cloned().unwrap_or_default()
+                        }
+                        crate::state::Value::Scalar(s) if i == 0 => s.clone(),
+                        _ => String::new(),
+                    })
+                    .unwrap_or_default();
+                Ok(parse_number(v.trim()).unwrap_or(0))
+            }
+        }
+    }
+
+    fn target_set(&mut self, t: &ArithmeticTarget, v: i64, depth: usize) -> R<()> {
+        match t {
+            ArithmeticTarget::Variable(n) => self
+                .set_value(n, crate::state::Value::Scalar(v.to_string()))
+                .map_err(ExpandError),
+            ArithmeticTarget::ArrayElement(n, idx) => {
+                let i = self.eval_arith(idx, depth)?;
+                self.set_element(n, &i.to_string(), v.to_string())
+                    .map_err(ExpandError)
+            }
+        }
+    }
+
+    pub fn eval_arith(&mut self, e: &E, depth: usize) -> R<i64> {
+        Ok(match e {
+            E::Literal(n) => *n,
+            E::Reference(t) => self.target_get(t, depth)?,
+            E::UnaryOp(op, a) => {
+                let a = self.eval_arith(a, depth)?;
+                match op {
+                    U::UnaryPlus => a,
+                    U::UnaryMinus => a.wrapping_neg(),
+                    U::BitwiseNot => !a,
+                    U::LogicalNot => (a == 0) as i64,
+                }
+            }
+            E::BinaryOp(op, a, b) => match op {
+                B::LogicalAnd => {
+                    (self.eval_arith(a, depth)? != 0 && self.eval_arith(b, depth)? != 0) as i64
+                }
+                B::LogicalOr => {
+                    (self.eval_arith(a, depth)? != 0 || self.eval_arith(b, depth)? != 0) as i64
+                }
+                _ => {
+                    let x = self.eval_arith(a, depth)?;
+                    let y = self.eval_arith(b, depth)?;
+                    binary(op, x, y)?
+                }
+            },
+            E::Conditional(c, a, b) => {
+                if self.eval_arith(c, depth)? != 0 {
+                    self.eval_arith(a, depth)?
+                } else {
+                    self.eval_arith(b, depth)?
+                }
+            }
+            E::Assignment(t, v) => {
+                let v = self.eval_arith(v, depth)?;
+                self.target_set(t, v, depth)?;
+                v
+            }
+            E::BinaryAssignment(op, t, v) => {
+                let cur = self.target_get(t, depth)?;
+                let v = self.eval_arith(v, depth)?;
+                let r = binary(op, cur, v)?;
+                self.target_set(t, r, depth)?;
+                r
+            }
+            E::UnaryAssignment(op, t) => {
+                let cur = self.target_get(t, depth)?;
+                let (new, result) = match op {
+                    UA::PrefixIncrement => (cur.wrapping_add(1), cur.wrapping_add(1)),
+                    UA::PrefixDecrement => (cur.wrapping_sub(1), cur.wrapping_sub(1)),
+                    UA::PostfixIncrement => (cur.wrapping_add(1), cur),
+                    UA::PostfixDecrement => (cur.wrapping_sub(1), cur),
+                };
+                self.target_set(t, new, depth)?;
+                result
+            }
+        })
+    }
+}
+
+fn binary(op: &B, x: i64, y: i64) -> R<i64> {
+    Ok(match op {
+        B::Power => {
+            if y < 0 {
+                return Err(ExpandError("exponent less than 0".into()));
+            }
+            x.wrapping_pow(y.min(u32::MAX as i64) as u32)
+        }
+        B::Multiply => x.wrapping_mul(y),
+        B::Divide | B::Modulo => {
+            if y == 0 {
+                return Err(ExpandError("division by 0 (error token is \"0\")".into()));
+            }
+            if matches!(op, B::Divide) {
+                x.wrapping_div(y)
+            } else {
+                x.wrapping_rem(y)
+            }
+        }
+        B::Comma => y,
+        B::Add => x.wrapping_add(y),
+        B::Subtract => x.wrapping_sub(y),
+        B::ShiftLeft => x.wrapping_shl(y as u32),
+        B::ShiftRight => x.wrapping_shr(y as u32),
+        B::LessThan => (x < y) as i64,
+        B::LessThanOrEqualTo => (x <= y) as i64,
+        B::GreaterThan => (x > y) as i64,
+        B::GreaterThanOrEqualTo => (x >= y) as i64,
+        B::Equals => (x == y) as i64,
+        B::NotEquals => (x != y) as i64,
+        B::BitwiseAnd => x & y,
+        B::BitwiseXor => x ^ y,
+        B::BitwiseOr => x | y,
+        B::LogicalAnd => (x != 0 && y != 0) as i64,
+        B::LogicalOr => (x != 0 || y != 0) as i64,
+    })
+}
+
+/// Decimal, `0x` hex, leading-zero octal and `base#digits`.
+pub fn parse_number(s: &str) -> Option<i64> {
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let v = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()?
+    } else if let Some((base, digits)) = s.split_once('#') {
+        let base: u32 = base.parse().ok()?;
+        if !(2..=36).contains(&base) {
+            return None;
+        }
+        i64::from_str_radix(digits, base).ok()?
+    } else if s.len() > 1 && s.starts_with('0') {
+        i64::from_str_radix(&s[1..], 8).ok()?
+    } else {
+        s.parse().ok()?
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic() {
+        let mut sh = Shell::new("sh".into(), &[]);
+        assert_eq!(sh.eval_arith_str("1 + 2 * 3").unwrap(), 7);
+        assert_eq!(sh.eval_arith_str("x = 5, x * 2").unwrap(), 10);
+        assert_eq!(sh.get_scalar("x").as_deref(), Some("5"));
+        assert_eq!(sh.eval_arith_str("x++ + ++x").unwrap(), 12);
+        assert_eq!(sh.eval_arith_str("2 ** 10").unwrap(), 1024);
+        assert_eq!(sh.eval_arith_str("-7 / 2").unwrap(), -3);
+        assert_eq!(sh.eval_arith_str("010 + 0x10").unwrap(), 24);
+        assert!(sh.eval_arith_str("1 / 0").is_err());
+    }
+}

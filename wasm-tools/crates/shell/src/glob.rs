@@ -1,0 +1,167 @@
+//! Pathname expansion and shell pattern matching. Patterns are translated to regular
+//! expressions by brush-parser; directories are read through WASI (the sandbox's `/`).
+//! Results are sorted in byte order, as bash does in the C locale upstream's container used.
+
+use regex::Regex;
+
+/// A whole-string matcher for a shell pattern (`case`, `[[ == ]]`, `${v#p}`).
+pub fn pattern_regex(pattern: &str, icase: bool) -> Option<Regex> {
+    let body = brush_parser::pattern::pattern_to_regex_str(pattern, true).ok()?;
+    let flags = if icase { "(?is)" } else { "(?s)" };
+    Regex::new(&format!("{flags}^(?:{body})$")).ok()
+}
+
+/// A matcher for a pattern anywhere in a string (`${v/p/r}`), leftmost-longest like bash.
+pub fn pattern_regex_unanchored(pattern: &str) -> Option<Regex> {
+    let body = brush_parser::pattern::pattern_to_regex_str(pattern, true).ok()?;
+    Regex::new(&format!("(?s){body}")).ok()
+}
+
+pub fn matches(pattern: &str, text: &str) -> bool {
+    pattern_regex(pattern, false).is_some_and(|re| re.is_match(text))
+}
+
+fn has_glob_chars(component: &str) -> bool {
+    let mut escaped = false;
+    for c in component.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '*' | '?' | '[' => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+fn unescape(component: &str) -> String {
+    let mut out = String::new();
+    let mut chars = component.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                out.push(n);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Expands a glob pattern (quoted characters already backslash-escaped) relative to `cwd`.
+pub fn expand(pattern: &str, cwd: &str, dotglob: bool) -> Vec<String> {
+    let absolute = pattern.starts_with('/');
+    let components: Vec<&str> = pattern.split('/').filter(|c| !c.is_empty()).collect();
+    let trailing_slash = pattern.ends_with('/');
+    // Each candidate: (display path as the user wrote it, absolute path on the sandbox).
+    let mut candidates: Vec<(String, String)> = vec![if absolute {
+        (String::from("/"), String::from("/"))
+    } else {
+        (String::new(), cwd.to_string())
+    }];
+    for (i, comp) in components.iter().enumerate() {
+        let last = i + 1 == components.len();
+        let mut next = Vec::new();
+        if has_glob_chars(comp) {
+            let Some(re) = pattern_regex(comp, false) else {
+                return vec![];
+            };
+            let allow_hidden = dotglob || comp.starts_with('.') || comp.starts_with("\\.");
+            for (shown, real) in &candidates {
+                let Ok(rd) = std::fs::read_dir(real) else {
+                    continue;
+                };
+                let mut names: Vec<String> = rd
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| allow_hidden || !n.starts_with('.'))
+                    .filter(|n| re.is_match(n))
+                    .collect();
+                names.sort();
+                for n in names {
+                    let real_child = join(real, &n);
+                    if (!last || trailing_slash) && !is_dir(&real_child) {
+                        continue;
+                    }
+                    next.push((join_shown(shown, &n), real_child));
+                }
+            }
+        } else {
+            let lit = unescape(comp);
+            for (shown, real) in &candidates {
+                let real_child = join(real, &lit);
+                if std::fs::symlink_metadata(&real_child).is_ok() {
+                    next.push((join_shown(shown, &lit), real_child));
+                }
+            }
+        }
+        candidates = next;
+        if candidates.is_empty() {
+            return vec![];
+        }
+    }
+    candidates
+        .into_iter()
+        .map(|(shown, _)| {
+            if trailing_slash {
+                format!("{shown}/")
+            } else {
+                shown
+            }
+        })
+        .collect()
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+fn join_shown(shown: &str, name: &str) -> String {
+    if shown.is_empty() {
+        name.to_string()
+    } else {
+        join(shown, name)
+    }
+}
+
+fn is_dir(path: &str) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        assert!(matches("*.txt", "a.txt"));
+        assert!(!matches("*.txt", "a.txt.bak"));
+        assert!(matches("text[2-4]", "text3"));
+        assert!(matches("foo??", "foo12"));
+        assert!(matches("\\*", "*"));
+        assert!(!matches("\\*", "x"));
+    }
+
+    #[test]
+    fn expands_relative_to_cwd() {
+        let dir = std::env::temp_dir().join(format!("glob-test-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(dir.join("sub"));
+        for f in ["b.txt", "a.txt", ".h.txt", "c.md"] {
+            std::fs::write(dir.join(f), "").unwrap();
+        }
+        let cwd = dir.to_string_lossy().into_owned();
+        assert_eq!(expand("*.txt", &cwd, false), ["a.txt", "b.txt"]);
+        assert_eq!(expand("*/", &cwd, false), ["sub/"]);
+        let abs = expand(&format!("{cwd}/*.md"), "/", false);
+        assert_eq!(abs, [format!("{cwd}/c.md")]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,437 @@
+//! bash's `printf` builtin: conversions `%s %b %q %c %d %i %u %o %x %X %e %E %f %F %g %G %%`
+//! with flags, width and precision (`*` too); the format is reused while arguments remain.
+
+/// Formats; returns (text, exit status, error messages).
+pub fn format(fmt: &str, args: &[String]) -> (String, i32, Vec<String>) {
+    let mut out = String::new();
+    let mut errors = Vec::new();
+    let mut status = 0;
+    let mut idx = 0;
+    loop {
+        let consumed_before = idx;
+        let stop = format_once(fmt, args, &mut idx, &mut out, &mut errors, &mut status);
+        if stop || idx >= args.len() || idx == consumed_before {
+            break;
+        }
+    }
+    (out, status, errors)
+}
+
+fn next_arg<'a>(args: &'a [String], idx: &mut usize) -> Option<&'a str> {
+    let a = args.get(*idx).map(String::as_str);
+    if a.is_some() {
+        *idx += 1;
+    }
+    a
+}
+
+fn parse_int(s: &str, errors: &mut Vec<String>, status: &mut i32) -> i64 {
+    let t = s.trim();
+    if let Some(c) = t.strip_prefix('\'').or_else(|| t.strip_prefix('"')) {
+        return c.chars().next().map(|c| c as i64).unwrap_or(0);
+    }
+    match crate::arith::parse_number(t) {
+        Some(n) => n,
+        None if t.is_empty() => 0,
+        None => {
+            // bash prints the leading numeric part and complains.
+            let digits: String = t
+                .chars()
+                .enumerate()
+                .take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && (*c == '-' || *c == '+')))
+                .map(|(_, c)| c)
+                .collect();
+            errors.push(format!("{s}: invalid number"));
+            *status = 1;
+            digits.parse().unwrap_or(0)
+        }
+    }
+}
+
+fn parse_float(s: &str, errors: &mut Vec<String>, status: &mut i32) -> f64 {
+    let t = s.trim();
+    if t.is_empty() {
+        return 0.0;
+    }
+    t.parse().unwrap_or_else(|_| {
+        errors.push(format!("{s}: invalid number"));
+        *status = 1;
+        0.0
+    })
+}
+
+/// One pass over the format. Returns true when `\c` stopped output.
+fn format_once(
+    fmt: &str,
+    args: &[String],
+    idx: &mut usize,
+    out: &mut String,
+    errors: &mut Vec<String>,
+    status: &mut i32,
+) -> bool {
+    let chars: Vec<char> = fmt.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            let (text, used, stop) = escape(&chars[i + 1..], false);
+            out.push_str(&text);
+            if stop {
+                return true;
+            }
+            i += 1 + used;
+            continue;
+        }
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if i < chars.len() && chars[i] == '%' {
+            out.push('%');
+            i += 1;
+            continue;
+        }
+        let mut flags = String::new();
+        while i < chars.len() && "-+ #0".contains(chars[i]) {
+            flags.push(chars[i]);
+            i += 1;
+        }
+        let mut width: Option<usize> = None;
+        let mut left = flags.contains('-');
+        if i < chars.len() && chars[i] == '*' {
+            let w = parse_int(next_arg(args, idx).unwrap_or("0"), errors, status);
+            if w < 0 {
+                left = true;
+            }
+            width = Some(w.unsigned_abs() as usize);
+            i += 1;
+        } else {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i > start {
+                width = chars[start..i].iter().collect::<String>().parse().ok();
+            }
+        }
+        let mut precision: Option<usize> = None;
+        if i < chars.len() && chars[i] == '.' {
+            i += 1;
+            if i < chars.len() && chars[i] == '*' {
+                let p = parse_int(next_arg(args, idx).unwrap_or("0"), errors, status);
+                precision = Some(p.max(0) as usize);
+                i += 1;
+            } else {
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                precision = Some(
+                    chars[start..i]
+                        .iter()
+                        .collect::<String>()
+                        .parse()
+                        .unwrap_or(0),
+                );
+            }
+        }
+        // Length modifiers are accepted and ignored.
+        while i < chars.len() && "hlLqjzt".contains(chars[i]) {
+            i += 1;
+        }
+        let Some(&conv) = chars.get(i) else {
+            errors.push(format!("`{}': missing format character", fmt));
+            *status = 1;
+            return true;
+        };
+        i += 1;
+        let body = match conv {
+            's' => {
+                let s = next_arg(args, idx).unwrap_or("").to_string();
+                match precision {
+                    Some(p) => s.chars().take(p).collect(),
+                    None => s,
+                }
+            }
+            'b' => {
+                let s = next_arg(args, idx).unwrap_or("");
+                let chars: Vec<char> = s.chars().collect();
+                let mut text = String::new();
+                let mut j = 0;
+                let mut stop = false;
+                while j < chars.len() {
+                    if chars[j] == '\\' {
+                        let (t, used, st) = escape(&chars[j + 1..], true);
+                        text.push_str(&t);
+                        j += 1 + used;
+                        if st {
+                            stop = true;
+                            break;
+                        }
+                    } else {
+                        text.push(chars[j]);
+                        j += 1;
+                    }
+                }
+                if stop {
+                    out.push_str(&pad(&text, width, left, false));
+                    return true;
+                }
+                text
+            }
+            'q' => crate::builtins::shell_quote(next_arg(args, idx).unwrap_or("")),
+            'c' => next_arg(args, idx)
+                .and_then(|s| s.chars().next())
+                .map(String::from)
+                .unwrap_or_default(),
+            'd' | 'i' => {
+                let n = parse_int(next_arg(args, idx).unwrap_or("0"), errors, status);
+                let mut s = n.unsigned_abs().to_string();
+                if let Some(p) = precision {
+                    while s.len() < p {
+                        s.insert(0, '0');
+                    }
+                }
+                let sign = if n < 0 {
+                    "-"
+                } else if flags.contains('+') {
+                    "+"
+                } else if flags.contains(' ') {
+                    " "
+                } else {
+                    ""
+                };
+                zero_pad(
+                    sign,
+                    &s,
+                    width,
+                    left,
+                    flags.contains('0') && precision.is_none(),
+                )
+            }
+            'u' | 'o' | 'x' | 'X' => {
+                let n = parse_int(next_arg(args, idx).unwrap_or("0"), errors, status) as u64;
+                let mut s = match conv {
+                    'u' => n.to_string(),
+                    'o' => format!("{n:o}"),
+                    'x' => format!("{n:x}"),
+                    _ => format!("{n:X}"),
+                };
+                if let Some(p) = precision {
+                    while s.len() < p {
+                        s.insert(0, '0');
+                    }
+                }
+                let prefix = if flags.contains('#') && n != 0 {
+                    match conv {
+                        'o' => "0",
+                        'x' => "0x",
+                        'X' => "0X",
+                        _ => "",
+                    }
+                } else {
+                    ""
+                };
+                zero_pad(
+                    prefix,
+                    &s,
+                    width,
+                    left,
+                    flags.contains('0') && precision.is_none(),
+                )
+            }
+            'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
+                let v = parse_float(next_arg(args, idx).unwrap_or("0"), errors, status);
+                let p = precision.unwrap_or(6);
+                let s = match conv {
+                    'f' | 'F' => format!("{:.*}", p, v.abs()),
+                    'e' | 'E' => c_exp(v.abs(), p, conv == 'E'),
+                    _ => c_general(v.abs(), p, conv == 'G', flags.contains('#')),
+                };
+                let sign = if v.is_sign_negative() && v != 0.0 || (v == 0.0 && v.is_sign_negative())
+                {
+                    "-"
+                } else if flags.contains('+') {
+                    "+"
+                } else if flags.contains(' ') {
+                    " "
+                } else {
+                    ""
+                };
+                zero_pad(sign, &s, width, left, flags.contains('0'))
+            }
+            other => {
+                errors.push(format!("%{other}: invalid format character"));
+                *status = 1;
+                return true;
+            }
+        };
+        if matches!(conv, 's' | 'b' | 'q' | 'c') {
+            out.push_str(&pad(&body, width, left, false));
+        } else {
+            out.push_str(&body);
+        }
+    }
+    false
+}
+
+fn pad(s: &str, width: Option<usize>, left: bool, _zero: bool) -> String {
+    let w = width.unwrap_or(0);
+    let n = s.chars().count();
+    if n >= w {
+        return s.to_string();
+    }
+    let fill = " ".repeat(w - n);
+    if left {
+        format!("{s}{fill}")
+    } else {
+        format!("{fill}{s}")
+    }
+}
+
+fn zero_pad(sign: &str, digits: &str, width: Option<usize>, left: bool, zero: bool) -> String {
+    let w = width.unwrap_or(0);
+    let len = sign.len() + digits.len();
+    if len >= w {
+        return format!("{sign}{digits}");
+    }
+    if left {
+        format!("{sign}{digits}{}", " ".repeat(w - len))
+    } else if zero {
+        format!("{sign}{}{digits}", "0".repeat(w - len))
+    } else {
+        format!("{}{sign}{digits}", " ".repeat(w - len))
+    }
+}
+
+/// C's `%e`: mantissa with `p` decimals and an exponent of at least two digits.
+pub fn c_exp(v: f64, p: usize, upper: bool) -> String {
+    let s = format!("{v:.p$e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    let sign = if e < 0 { '-' } else { '+' };
+    let r = format!("{m}e{sign}{:02}", e.abs());
+    if upper { r.to_uppercase() } else { r }
+}
+
+/// C's `%g`.
+pub fn c_general(v: f64, p: usize, upper: bool, alt: bool) -> String {
+    let p = if p == 0 { 1 } else { p };
+    if v == 0.0 {
+        return "0".into();
+    }
+    let exp = v.abs().log10().floor() as i32;
+    let s = if exp < -4 || exp >= p as i32 {
+        let s = c_exp(v, p - 1, upper);
+        if alt {
+            s
+        } else {
+            let (m, e) = s
+                .split_once(if upper { 'E' } else { 'e' })
+                .unwrap_or((&s, ""));
+            let m = if m.contains('.') {
+                m.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                m
+            };
+            format!("{m}{}{e}", if upper { 'E' } else { 'e' })
+        }
+    } else {
+        let decimals = (p as i32 - 1 - exp).max(0) as usize;
+        let s = format!("{v:.decimals$}");
+        if alt || !s.contains('.') {
+            s
+        } else {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+    };
+    s
+}
+
+/// A backslash escape in a printf format (or `%b` argument). Returns (text, chars used, stop).
+fn escape(rest: &[char], in_b: bool) -> (String, usize, bool) {
+    let Some(&c) = rest.first() else {
+        return ("\\".into(), 0, false);
+    };
+    let simple = match c {
+        'n' => Some('\n'),
+        't' => Some('\t'),
+        'r' => Some('\r'),
+        'a' => Some('\x07'),
+        'b' => Some('\x08'),
+        'f' => Some('\x0c'),
+        'v' => Some('\x0b'),
+        'e' | 'E' => Some('\x1b'),
+        '\\' => Some('\\'),
+        '"' => Some('"'),
+        '\'' => Some('\''),
+        '?' => Some('?'),
+        _ => None,
+    };
+    if let Some(s) = simple {
+        return (s.to_string(), 1, false);
+    }
+    match c {
+        'c' if in_b => (String::new(), 1, true),
+        'x' => {
+            let digits: String = rest[1..]
+                .iter()
+                .take(2)
+                .take_while(|c| c.is_ascii_hexdigit())
+                .collect();
+            if digits.is_empty() {
+                return ("\\x".into(), 1, false);
+            }
+            let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
+            (
+                char::from_u32(v).map(String::from).unwrap_or_default(),
+                1 + digits.len(),
+                false,
+            )
+        }
+        '0'..='7' => {
+            // In %b, octal is \0NNN; in formats, \NNN.
+            let (skip, max) = if in_b && c == '0' { (1, 3) } else { (0, 3) };
+            let digits: String = rest[skip..]
+                .iter()
+                .take(max)
+                .take_while(|c| ('0'..='7').contains(c))
+                .collect();
+            let v =
+                u32::from_str_radix(if digits.is_empty() { "0" } else { &digits }, 8).unwrap_or(0);
+            (
+                char::from_u32(v).map(String::from).unwrap_or_default(),
+                skip + digits.len(),
+                false,
+            )
+        }
+        _ => (format!("\\{c}"), 1, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format;
+
+    fn f(fmt: &str, args: &[&str]) -> String {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        format(fmt, &args).0
+    }
+
+    #[test]
+    fn conversions_match_bash() {
+        assert_eq!(f("%s-%s\\n", &["a", "b", "c"]), "a-b\nc-\n");
+        assert_eq!(f("%5d|%-5d|%05d", &["42", "42", "42"]), "   42|42   |00042");
+        assert_eq!(f("%x %X %o", &["255", "255", "8"]), "ff FF 10");
+        assert_eq!(f("%.2f", &["3.14159"]), "3.14");
+        assert_eq!(f("%e", &["12345.678"]), "1.234568e+04");
+        assert_eq!(f("%g %g", &["0.0001", "123456789"]), "0.0001 1.23457e+08");
+        assert_eq!(f("%b", &["a\\tb"]), "a\tb");
+        assert_eq!(f("%10s|", &["hi"]), "        hi|");
+        assert_eq!(f("%c", &["hello"]), "h");
+        assert_eq!(f("%%", &[]), "%");
+        assert_eq!(f("%d", &["'A"]), "65");
+    }
+}

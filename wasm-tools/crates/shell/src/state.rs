@@ -1,0 +1,390 @@
+//! The shell's state: variables, functions, positional parameters, options, the working
+//! directory and the descriptor table (shell fd → host handle).
+
+use brush_parser::ast;
+use hostcalls::Handle;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Scalar(String),
+    Indexed(BTreeMap<i64, String>),
+    Assoc(BTreeMap<String, String>),
+}
+
+impl Value {
+    /// `$name` of an array is its element 0.
+    pub fn scalar(&self) -> String {
+        match self {
+            Value::Scalar(s) => s.clone(),
+            Value::Indexed(m) => m.get(&0).cloned().unwrap_or_default(),
+            Value::Assoc(m) => m.get("0").cloned().unwrap_or_default(),
+        }
+    }
+
+    pub fn elements(&self) -> Vec<String> {
+        match self {
+            Value::Scalar(s) => vec![s.clone()],
+            Value::Indexed(m) => m.values().cloned().collect(),
+            Value::Assoc(m) => m.values().cloned().collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Var {
+    pub value: Value,
+    pub exported: bool,
+    pub readonly: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub errexit: bool,
+    pub nounset: bool,
+    pub xtrace: bool,
+    pub pipefail: bool,
+    pub noglob: bool,
+    pub noclobber: bool,
+    pub nullglob: bool,
+    pub failglob: bool,
+    pub dotglob: bool,
+    pub extglob: bool,
+    pub globstar: bool,
+    pub nocaseglob: bool,
+}
+
+/// Why the normal flow of execution stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Flow {
+    Normal,
+    Break(u32),
+    Continue(u32),
+    Return,
+    Exit,
+}
+
+pub struct Shell {
+    /// `$0`: what messages are prefixed with (`/bin/bash: line 1: …`).
+    pub name: String,
+    pub globals: HashMap<String, Var>,
+    /// Stack of function-local scopes (`local`).
+    pub locals: Vec<HashMap<String, Option<Var>>>,
+    pub functions: HashMap<String, Rc<ast::FunctionDefinition>>,
+    pub positional: Vec<String>,
+    pub last_status: i32,
+    pub pipestatus: Vec<i32>,
+    pub options: Options,
+    pub cwd: String,
+    pub oldpwd: Option<String>,
+    /// Shell fd → host handle.
+    pub fds: BTreeMap<i32, Handle>,
+    pub applets: Vec<String>,
+    pub flow: Flow,
+    pub exit_code: Option<i32>,
+    /// Source line of the command being run, for error messages.
+    pub line: usize,
+    pub pid: u32,
+    pub last_bg_pid: Option<u32>,
+    pub background: Vec<u32>,
+    pub func_depth: usize,
+    pub subst_depth: usize,
+    pub temp_counter: u32,
+    /// Set while running the condition of if/while/&&/|| where `set -e` does not apply.
+    pub errexit_suppressed: usize,
+    pub in_subshell: bool,
+    /// Temporary files of `<( )` to remove after the command.
+    pub pending_cleanup: Vec<String>,
+    /// `>( )` readers to run after the command: (file, command text).
+    pub pending_writers: Vec<(String, String)>,
+}
+
+/// Nesting limit for functions, `source` and substitutions: deep recursion must end in a
+/// bash-like error, not a guest stack overflow.
+pub const MAX_DEPTH: usize = 200;
+
+impl Shell {
+    pub fn new(name: String, applets: &[&str]) -> Shell {
+        let mut globals = HashMap::new();
+        for (k, v) in std::env::vars() {
+            globals.insert(
+                k,
+                Var {
+                    value: Value::Scalar(v),
+                    exported: true,
+                    readonly: false,
+                },
+            );
+        }
+        let cwd = std::env::var("PWD").unwrap_or_else(|_| "/".into());
+        let pid: u32 = std::env::var("INTERCODE_PID")
+            .ok()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(1);
+        let mut sh = Shell {
+            name,
+            globals,
+            locals: Vec::new(),
+            functions: HashMap::new(),
+            positional: Vec::new(),
+            last_status: 0,
+            pipestatus: vec![0],
+            options: Options::default(),
+            cwd,
+            oldpwd: None,
+            fds: BTreeMap::from([(0, 0), (1, 1), (2, 2)]),
+            applets: applets.iter().map(|s| s.to_string()).collect(),
+            flow: Flow::Normal,
+            exit_code: None,
+            line: 1,
+            pid,
+            last_bg_pid: None,
+            background: Vec::new(),
+            func_depth: 0,
+            subst_depth: 0,
+            temp_counter: 0,
+            errexit_suppressed: 0,
+            in_subshell: false,
+            pending_cleanup: Vec::new(),
+            pending_writers: Vec::new(),
+        };
+        for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1"), ("PS4", "+ ")] {
+            if sh.get_var(k).is_none() {
+                sh.set_scalar(k, v.to_string());
+            }
+        }
+        let cwd = sh.cwd.clone();
+        sh.set_scalar("PWD", cwd);
+        sh
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Var> {
+        for scope in self.locals.iter().rev() {
+            if let Some(v) = scope.get(name) {
+                return v.as_ref();
+            }
+        }
+        self.globals.get(name)
+    }
+
+    fn lookup_mut(&mut self, name: &str) -> Option<&mut Option<Var>> {
+        self.locals
+            .iter_mut()
+            .rev()
+            .find_map(|scope| scope.get_mut(name))
+    }
+
+    pub fn get_var(&self, name: &str) -> Option<&Var> {
+        self.lookup(name)
+    }
+
+    pub fn get_scalar(&self, name: &str) -> Option<String> {
+        match name {
+            "RANDOM" => Some(((self.temp_counter as u64 * 1103515245 + 12345) % 32768).to_string()),
+            "PWD" if self.lookup("PWD").is_none() => Some(self.cwd.clone()),
+            _ => self.lookup(name).map(|v| v.value.scalar()),
+        }
+    }
+
+    pub fn set_value(&mut self, name: &str, value: Value) -> Result<(), String> {
+        if let Some(slot) = self.lookup_mut(name) {
+            match slot {
+                Some(v) if v.readonly => return Err(format!("{name}: readonly variable")),
+                Some(v) => v.value = value,
+                None => {
+                    *slot = Some(Var {
+                        value,
+                        exported: false,
+                        readonly: false,
+                    })
+                }
+            }
+            return Ok(());
+        }
+        match self.globals.get_mut(name) {
+            Some(v) if v.readonly => Err(format!("{name}: readonly variable")),
+            Some(v) => {
+                v.value = value;
+                Ok(())
+            }
+            None => {
+                self.globals.insert(
+                    name.to_string(),
+                    Var {
+                        value,
+                        exported: false,
+                        readonly: false,
+                    },
+                );
+                Ok(())
+            }
+        }
+    }
+
+    pub fn set_scalar(&mut self, name: &str, value: String) {
+        let _ = self.set_value(name, Value::Scalar(value));
+    }
+
+    pub fn set_element(&mut self, name: &str, index: &str, value: String) -> Result<(), String> {
+        let current = self.lookup(name).map(|v| v.value.clone());
+        let new = match current {
+            Some(Value::Assoc(mut m)) => {
+                m.insert(index.to_string(), value);
+                Value::Assoc(m)
+            }
+            Some(Value::Indexed(mut m)) => {
+                m.insert(index.parse().unwrap_or(0), value);
+                Value::Indexed(m)
+            }
+            Some(Value::Scalar(s)) => {
+                let mut m = BTreeMap::new();
+                m.insert(0, s);
+                m.insert(index.parse().unwrap_or(0), value);
+                Value::Indexed(m)
+            }
+            None => {
+                let mut m = BTreeMap::new();
+                m.insert(index.parse().unwrap_or(0), value);
+                Value::Indexed(m)
+            }
+        };
+        self.set_value(name, new)
+    }
+
+    pub fn unset(&mut self, name: &str) {
+        if let Some(slot) = self.lookup_mut(name) {
+            *slot = None;
+            return;
+        }
+        self.globals.remove(name);
+    }
+
+    pub fn export(&mut self, name: &str) {
+        if let Some(Some(v)) = self.lookup_mut(name) {
+            v.exported = true;
+            return;
+        }
+        match self.globals.get_mut(name) {
+            Some(v) => v.exported = true,
+            None => {
+                self.globals.insert(
+                    name.to_string(),
+                    Var {
+                        value: Value::Scalar(String::new()),
+                        exported: true,
+                        readonly: false,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The environment handed to a child: exported variables, innermost scope winning.
+    pub fn child_env(&self, extra: &[(String, String)]) -> Vec<(String, String)> {
+        let mut env: BTreeMap<String, String> = BTreeMap::new();
+        for (k, v) in &self.globals {
+            if v.exported {
+                env.insert(k.clone(), v.value.scalar());
+            }
+        }
+        for scope in &self.locals {
+            for (k, v) in scope {
+                match v {
+                    Some(v) if v.exported => {
+                        env.insert(k.clone(), v.value.scalar());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (k, v) in extra {
+            env.insert(k.clone(), v.clone());
+        }
+        env.insert("PWD".into(), self.cwd.clone());
+        env.into_iter().collect()
+    }
+
+    pub fn fd(&self, n: i32) -> Option<Handle> {
+        self.fds.get(&n).copied()
+    }
+
+    /// Writes to a shell fd; errors (a closed pipe) are ignored like bash ignores EPIPE
+    /// after SIGPIPE (the host already ended us if the pipe broke).
+    pub fn write_fd(&self, n: i32, bytes: &[u8]) -> bool {
+        match self.fd(n) {
+            Some(h) => hostcalls::write_all(h, bytes).is_ok(),
+            None => false,
+        }
+    }
+
+    pub fn out(&self, s: &str) -> bool {
+        self.write_fd(1, s.as_bytes())
+    }
+
+    pub fn err(&self, s: &str) {
+        self.write_fd(2, s.as_bytes());
+    }
+
+    /// `bash: line 3: message` — the prefix bash uses for errors in `-c` scripts.
+    pub fn error(&self, msg: &str) {
+        self.err(&format!("{}: line {}: {}\n", self.name, self.line, msg));
+    }
+
+    pub fn ifs(&self) -> String {
+        self.get_scalar("IFS").unwrap_or_else(|| " \t\n".into())
+    }
+
+    /// Resolves a path against the shell's cwd, lexically (like bash's logical paths).
+    pub fn absolute(&self, path: &str) -> String {
+        let joined = if path.starts_with('/') {
+            path.to_string()
+        } else {
+            format!("{}/{}", self.cwd.trim_end_matches('/'), path)
+        };
+        normalize(&joined)
+    }
+
+    pub fn next_temp_path(&mut self, what: &str) -> String {
+        self.temp_counter += 1;
+        format!("/tmp/.intercode-{what}-{}-{}", self.pid, self.temp_counter)
+    }
+}
+
+/// Lexical normalisation of an absolute path: `.`, `..`, duplicate slashes.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_paths() {
+        assert_eq!(normalize("/a/./b/../c//d/"), "/a/c/d");
+        assert_eq!(normalize("/../.."), "/");
+    }
+
+    #[test]
+    fn locals_shadow_globals() {
+        let mut sh = Shell::new("sh".into(), &[]);
+        sh.set_scalar("x", "g".into());
+        sh.locals.push(HashMap::from([("x".to_string(), None)]));
+        assert_eq!(sh.get_scalar("x"), None);
+        sh.set_scalar("x", "l".into());
+        assert_eq!(sh.get_scalar("x").as_deref(), Some("l"));
+        sh.locals.pop();
+        assert_eq!(sh.get_scalar("x").as_deref(), Some("g"));
+    }
+}
