@@ -26,6 +26,18 @@ pub enum Command {
     Run(RunArgs),
     /// Play an episode yourself (reads commands from stdin when it is not a terminal).
     Shell(ShellArgs),
+    /// Re-run the actions of upstream log files (each followed by a submit, as upstream's
+    /// harness did) and compare every turn's reward with the logged one.
+    Replay(ReplayArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Upstream results files (`data/results/sql/**.json`).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source: TaskSource,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -114,6 +126,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Shell(args) => shell::shell(args),
+        Command::Replay(args) => sql::replay(args),
     }
 }
 

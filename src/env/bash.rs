@@ -15,6 +15,7 @@
 use super::{Env, Keyword, Reset, Step};
 use crate::data::task::BashTaskSet;
 use crate::data::trajectory::TurnRecord;
+use crate::fs::episode::EpisodePool;
 use crate::fs::{EpisodeDir, Snapshot, TreeImage};
 use crate::reward::bash as reward;
 use crate::sandbox::{Limits, PinnedClock, RunOutcome, RunRequest, RunStatus, Sandbox};
@@ -91,7 +92,8 @@ struct Episode {
 
 pub struct BashEnv {
     tasks: BashTaskSet,
-    image: TreeImage,
+    /// Fresh copies of base system + task tree, prepared ahead of `reset` and `submit`.
+    pool: EpisodePool,
     baseline: Snapshot,
     sandbox: Sandbox,
     options: BashOptions,
@@ -116,12 +118,17 @@ impl BashEnv {
         let baseline = Snapshot::from_image(&image);
         Ok(BashEnv {
             tasks,
-            image,
+            pool: EpisodePool::new(image),
             baseline,
             sandbox,
             options,
             episode: None,
         })
+    }
+
+    /// The image every episode starts from (base system + task tree).
+    pub fn image(&self) -> &TreeImage {
+        self.pool.image()
     }
 
     pub fn tasks(&self) -> &BashTaskSet {
@@ -134,6 +141,11 @@ impl BashEnv {
             .as_ref()
             .map(|e| e.turns.as_slice())
             .unwrap_or(&[])
+    }
+
+    /// The current episode's directory (for tests and tools that inspect the result).
+    pub fn episode_tree(&self) -> Option<&cap_std::fs::Dir> {
+        self.episode.as_ref().map(|e| e.dir.dir())
     }
 
     /// The current working directory of the episode's shell.
@@ -203,7 +215,7 @@ impl BashEnv {
     fn submit_episode(&mut self) -> crate::Result<Step> {
         let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
         let gold = self.task_at(ep.index)?.gold.clone();
-        let gold_dir = EpisodeDir::new(&self.image)?;
+        let gold_dir = self.pool.take()?;
         let gold_run = self.run_in(&gold_dir, &gold, "/", "", self.options.gold_timeout)?;
         let agent_snap = Snapshot::capture(ep.dir.dir())?;
         let gold_snap = Snapshot::capture(gold_dir.dir())?;
@@ -229,6 +241,7 @@ impl BashEnv {
         }
         let observation = ep.last_observation.clone();
         let reward = r.reward;
+        self.pool.discard(gold_dir);
         if let Some(ep) = self.episode.as_mut() {
             ep.done = true;
         }
@@ -327,8 +340,10 @@ impl Env for BashEnv {
 
     fn reset(&mut self, index: usize) -> crate::Result<Reset> {
         let query = self.task_at(index)?.query.clone();
-        self.episode = None;
-        let dir = EpisodeDir::new(&self.image)?;
+        if let Some(old) = self.episode.take() {
+            self.pool.discard(old.dir);
+        }
+        let dir = self.pool.take()?;
         self.episode = Some(Episode {
             index,
             dir,

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! let img = intercode::fs::base_system::base_system(&["ls", "cat"]);
-//! assert!(img.get("usr/bin/ls").is_some() && img.get("bin/cat").is_some());
+//! assert!(img.get("usr/bin/ls").is_some() && img.get("bin").is_some());
 //! ```
 
 use super::image::{DEFAULT_MTIME, Entry, TreeImage};
@@ -82,15 +82,18 @@ ID_LIKE=debian
 UBUNTU_CODENAME=jammy
 ";
 
-/// Builds the base system with a placeholder `/usr/bin/<name>` and `/bin/<name>` for each applet.
-/// Names that are not a single path component (empty, `.`, `..`, containing `/` or NUL) are
-/// skipped rather than trusted. (Real Ubuntu 22.04 has `/bin -> usr/bin`; plain directories keep
-/// the sandbox free of symlink resolution at `/`.)
+/// `/etc/networks` as Ubuntu ships it (two lines of facts: a comment and the link-local net).
+const NETWORKS: &str =
+    "# symbolic names for networks, see networks(5) for more information\nlink-local 169.254.0.0\n";
+
+/// Builds the base system with a placeholder `/usr/bin/<name>` for each applet and, as in
+/// Ubuntu 22.04, `/bin` as a relative symlink to `usr/bin` (one copy of the placeholders keeps
+/// the per-episode reset cheap). Names that are not a single path component (empty, `.`, `..`,
+/// containing `/` or NUL) are skipped rather than trusted.
 pub fn base_system(applet_names: &[&str]) -> TreeImage {
     let t = DEFAULT_MTIME;
     let mut img = TreeImage::empty();
     let dirs: &[(&str, u32)] = &[
-        ("bin", 0o755),
         ("dev", 0o755),
         ("etc", 0o755),
         ("home", 0o755),
@@ -107,6 +110,7 @@ pub fn base_system(applet_names: &[&str]) -> TreeImage {
         ("etc/hosts", HOSTS, 0o644),
         ("etc/hostname", "intercode\n", 0o644),
         ("etc/os-release", OS_RELEASE, 0o644),
+        ("etc/networks", NETWORKS, 0o644),
         ("dev/null", "", 0o666),
     ];
     // The paths above are constants, so `insert` cannot reject them; `let _` keeps this
@@ -117,16 +121,15 @@ pub fn base_system(applet_names: &[&str]) -> TreeImage {
     for &(path, contents, mode) in files {
         let _ = img.insert(path, Entry::file(contents.as_bytes().to_vec(), mode, t));
     }
+    let _ = img.insert("bin", Entry::symlink("usr/bin", t));
     for name in applet_names {
         if name.is_empty() || *name == "." || *name == ".." || name.contains(['/', '\0']) {
             continue;
         }
-        for dir in ["bin", "usr/bin"] {
-            let _ = img.insert(
-                &format!("{dir}/{name}"),
-                Entry::file(APPLET_PLACEHOLDER.to_vec(), 0o755, t),
-            );
-        }
+        let _ = img.insert(
+            &format!("usr/bin/{name}"),
+            Entry::file(APPLET_PLACEHOLDER.to_vec(), 0o755, t),
+        );
     }
     img
 }
@@ -159,13 +162,17 @@ mod tests {
             img.get("etc/hostname").unwrap().kind,
             EntryKind::File(b"intercode\n".to_vec())
         );
-        for path in ["bin/ls", "usr/bin/ls", "bin/grep", "usr/bin/grep"] {
+        assert_eq!(
+            img.get("bin").unwrap().kind,
+            EntryKind::Symlink("usr/bin".into())
+        );
+        for path in ["usr/bin/ls", "usr/bin/grep"] {
             let e = img.get(path).unwrap();
             assert_eq!(e.mode, 0o755);
             assert_eq!(e.kind, EntryKind::File(APPLET_PLACEHOLDER.to_vec()));
         }
-        // Bad names are skipped: nothing outside bin/ and usr/bin/ appeared.
-        assert!(img.get("bin/a").is_none() && img.get("usr/bin/a").is_none());
+        // Bad names are skipped: nothing outside usr/bin/ appeared.
+        assert!(img.get("usr/bin/a").is_none());
         let os = match &img.get("etc/os-release").unwrap().kind {
             EntryKind::File(b) => String::from_utf8(b.clone()).unwrap(),
             other => panic!("{other:?}"),

@@ -158,6 +158,102 @@ fn make_dirs_writable(dir: &Dir, depth: usize) {
     }
 }
 
+/// How many directories an [`EpisodePool`] keeps ready.
+const PREPARED: usize = 2;
+
+/// Prepares episode directories ahead of time on a background thread, so `reset` hands out a
+/// ready directory instead of writing a few hundred files while the caller waits; and removes
+/// finished ones in the background. Dropping the pool waits for both, so nothing is left in
+/// the temp directory.
+pub struct EpisodePool {
+    image: std::sync::Arc<TreeImage>,
+    /// Directories being prepared, oldest first. Two, because a bash episode takes one at
+    /// `reset` and one for the gold run at `submit`.
+    next: std::sync::Mutex<std::collections::VecDeque<std::thread::JoinHandle<Result<EpisodeDir>>>>,
+    discards: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl EpisodePool {
+    pub fn new(image: TreeImage) -> EpisodePool {
+        let pool = EpisodePool {
+            image: std::sync::Arc::new(image),
+            next: std::sync::Mutex::new(std::collections::VecDeque::new()),
+            discards: std::sync::Mutex::new(Vec::new()),
+        };
+        for _ in 0..PREPARED {
+            pool.prepare_next();
+        }
+        pool
+    }
+
+    pub fn image(&self) -> &TreeImage {
+        &self.image
+    }
+
+    fn prepare_next(&self) {
+        let image = self.image.clone();
+        if let Ok(handle) = std::thread::Builder::new()
+            .name("episode-prepare".into())
+            .spawn(move || EpisodeDir::new(&image))
+        {
+            self.next
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push_back(handle);
+        }
+    }
+
+    /// A fresh episode directory (the prepared one when ready), and starts preparing the next.
+    pub fn take(&self) -> Result<EpisodeDir> {
+        let prepared = self
+            .next
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front();
+        let dir = match prepared.map(std::thread::JoinHandle::join) {
+            Some(Ok(Ok(dir))) => dir,
+            // A failed or panicked background build is retried here, where its error surfaces.
+            _ => EpisodeDir::new(&self.image)?,
+        };
+        self.prepare_next();
+        Ok(dir)
+    }
+
+    /// Removes a finished episode directory on a background thread.
+    pub fn discard(&self, dir: EpisodeDir) {
+        let mut discards = self.discards.lock().unwrap_or_else(|e| e.into_inner());
+        discards.retain(|h| !h.is_finished());
+        match std::thread::Builder::new()
+            .name("episode-discard".into())
+            .spawn(move || drop(dir))
+        {
+            Ok(h) => discards.push(h),
+            Err(e) => tracing::warn!("could not start a cleanup thread: {e}"),
+        }
+    }
+}
+
+impl Drop for EpisodePool {
+    fn drop(&mut self) {
+        for h in self
+            .next
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            let _ = h.join();
+        }
+        for h in self
+            .discards
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            let _ = h.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

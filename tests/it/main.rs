@@ -1,6 +1,7 @@
 //! One integration-test binary: the envs end to end through the public library API.
 
 mod bash;
+mod differential;
 mod harness;
 mod sql;
 mod upstream_bash;

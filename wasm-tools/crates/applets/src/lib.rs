@@ -8,13 +8,18 @@ mod common;
 
 pub mod awk;
 pub mod chmod;
+pub mod cmp;
 pub mod column;
+pub mod diff;
 pub mod du;
 pub mod file;
 pub mod find;
 pub mod grep;
 pub mod gzip;
+pub mod ln;
+pub mod ls;
 pub mod mktemp;
+pub mod more;
 pub mod rev;
 pub mod stat;
 pub mod sysinfo;
@@ -44,7 +49,9 @@ macro_rules! applets {
 applets! {
     "awk" => awk::main,
     "chmod" => chmod::main,
+    "cmp" => cmp::main,
     "column" => column::main,
+    "diff" => diff::main,
     "du" => du::main,
     "egrep" => grep::egrep_main,
     "fgrep" => grep::fgrep_main,
@@ -56,8 +63,12 @@ applets! {
     "gzip" => gzip::main,
     "hostname" => sysinfo::hostname_main,
     "id" => sysinfo::id_main,
+    "less" => more::main,
+    "ln" => ln::main,
+    "ls" => ls::main,
     "mawk" => awk::main,
     "mktemp" => mktemp::main,
+    "more" => more::main,
     "nproc" => sysinfo::nproc_main,
     "rev" => rev::main,
     "stat" => stat::main,

@@ -20,9 +20,10 @@
 //!
 //! Differences: directory entries are archived sorted by name (GNU uses readdir order, which
 //! differs between file systems); owners are always stored as `0/0 root/root`; times are
-//! shown in UTC; `--sort`, `--owner`, `--group`, `--mtime` and `--numeric-owner` are
-//! accepted and ignored; bzip2/xz (`-j`/`-J`) are not available; sparse files, devices and
-//! FIFOs are skipped; the gzip bytes differ from GNU gzip's (same data, another encoder).
+//! shown in UTC; `--sort`, `--owner`, `--group` and `--mtime` are accepted and ignored;
+//! bzip2/xz (`-j`/`-J`) are not available; sparse files, devices and FIFOs are skipped; the
+//! gzip bytes differ from GNU gzip's (same data, another encoder); `--delete`, `-A` and
+//! `-d` are not implemented (`-u` appends like `-r`).
 
 use std::ffi::OsString;
 use std::fs;
@@ -64,6 +65,7 @@ struct Opts {
     no_recursion: bool,
     wildcards: bool,
     show_transformed: bool,
+    numeric_owner: bool,
     strip: usize,
     transforms: Vec<Transform>,
     excludes: Vec<Vec<u8>>,
@@ -416,6 +418,7 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
         "recursion" => o.no_recursion = false,
         "wildcards" => o.wildcards = true,
         "show-transformed-names" => o.show_transformed = true,
+        "numeric-owner" => o.numeric_owner = true,
         "no-wildcards" => o.wildcards = false,
         "transform" | "xform" => o.transforms.extend(Transform::parse_list(&val())?),
         "exclude" => o.excludes.push(val()),
@@ -1906,14 +1909,24 @@ impl Tar {
                     name: &shown,
                     link: &m.link,
                 };
+                // Owner names from the header, numbers when absent or --numeric-owner.
+                let numeric = self.opts.numeric_owner;
                 let uid_s;
                 let gid_s;
-                let info = if m.uname.is_empty() || m.gname.is_empty() {
+                let info = if m.uname.is_empty() || m.gname.is_empty() || numeric {
                     uid_s = m.uid.to_string().into_bytes();
                     gid_s = m.gid.to_string().into_bytes();
                     ListInfo {
-                        uname: if m.uname.is_empty() { &uid_s } else { &m.uname },
-                        gname: if m.gname.is_empty() { &gid_s } else { &m.gname },
+                        uname: if m.uname.is_empty() || numeric {
+                            &uid_s
+                        } else {
+                            &m.uname
+                        },
+                        gname: if m.gname.is_empty() || numeric {
+                            &gid_s
+                        } else {
+                            &m.gname
+                        },
                         ..info
                     }
                 } else {

@@ -5,7 +5,6 @@ pub type UuMain = fn(std::vec::IntoIter<std::ffi::OsString>) -> i32;
 
 pub const UUTILS: &[(&str, UuMain)] = &[
     ("cat", uu_cat::uumain),
-    ("ls", uu_ls::uumain),
     ("sort", uu_sort::uumain),
     ("head", uu_head::uumain),
     ("tail", uu_tail::uumain),
@@ -48,6 +47,5 @@ pub const UUTILS: &[(&str, UuMain)] = &[
     ("sha512sum", uu_sha512sum::uumain),
     ("base64", uu_base64::uumain),
     ("date", uu_date::uumain),
-    ("ln", uu_ln::uumain),
     ("echo", uu_echo::uumain),
 ];

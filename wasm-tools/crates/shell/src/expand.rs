@@ -495,7 +495,11 @@ impl Shell {
                 match v {
                     Some(ParamValue::Many(items, concat)) => {
                         let mut all = items;
-                        if is_all_params(parameter) {
+                        // `${@:n}` counts `$0` as element 0; arrays start at their element 0.
+                        if matches!(
+                            parameter,
+                            Parameter::Special(SpecialParameter::AllPositionalParameters { .. })
+                        ) {
                             all.insert(0, self.name.clone());
                         }
                         let sliced = slice(&all, off, len);

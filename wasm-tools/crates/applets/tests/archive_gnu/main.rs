@@ -102,6 +102,10 @@ const CASES: &[Case] = &[
         "tar cf dirs.tar --sort=name \"$PWD/d/sub/deeper\" \"$PWD/d/sub\" 2>&1 | sort",
     ),
     c(
+        "tar/numeric-owner",
+        "tar cf a.tar --sort=name d && tar tvf a.tar --numeric-owner",
+    ),
+    c(
         "tar/C-missing-extract",
         "tar cf a.tar d && tar xf a.tar -C nodir; echo rc=$?",
     ),

@@ -71,6 +71,10 @@ pub const FILES: &[(&str, &str)] = &[
         "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n172.17.0.3\tabc123\n",
     ),
     ("files.txt", "a b c\nd e\n"),
+    (
+        "ls.txt",
+        "total 40\n-rw-r--r-- 1 root root   82 May 26 09:43 FooBar.html\n-rw-r--r-- 1 root root  103 May 26 09:43 Hello.java\n-rw-r--r-- 1 root root  103 May 26 09:43 Hello1.java\ndrwxr-xr-x 3 root root 4096 May 26 09:43 dir1\n-rwxr-xr-x 1 root root   32 May 26 09:43 shellscript1.sh\n-rw-r--r-- 1 root root    0 May 31  2023 recent.txt\n-rw-r--r-- 1 bob  staff  12 Jun  1 10:00 notes.txt\n",
+    ),
     ("binary.dat", "ab\0cd\nef\u{7f}gh\n\u{e9}t\u{e9}\n"),
 ];
 
@@ -1256,6 +1260,160 @@ pub fn cases() -> Vec<Case> {
             &[
                 "{ for (i = 1; i <= NF; i++) w[$i]++ } END { for (k in w) print k, w[k] }",
                 "text.txt",
+            ],
+            "",
+        ),
+        c("agentlike/00", &["{$1=$1}1", "ls.txt"], ""),
+        c("agentlike/01", &["NR>1", "ls.txt"], ""),
+        c(
+            "agentlike/02",
+            &["NR==FNR{a[$1];next}($1 in a)", "ls.txt"],
+            "",
+        ),
+        c("agentlike/03", &["{ORS=NR%2?\" \":\"\\n\"}1", "ls.txt"], ""),
+        c("agentlike/04", &["length>10", "ls.txt"], ""),
+        c("agentlike/05", &["$0=toupper($0)", "ls.txt"], ""),
+        c(
+            "agentlike/06",
+            &[
+                "{sum[$3]+=$5} END {for (k in sum) printf \"%s %d\\n\", k, sum[k] | \"sort\"}",
+                "ls.txt",
+            ],
+            "",
+        ),
+        c("agentlike/07", &["/java/,/php/", "ls.txt"], ""),
+        c("agentlike/08", &["{ $3 = \"\"; print }", "ls.txt"], ""),
+        c(
+            "agentlike/09",
+            &["{print substr($0, index($0,$3))}", "ls.txt"],
+            "",
+        ),
+        c("agentlike/10", &["END{print NR}", "ls.txt"], ""),
+        c(
+            "agentlike/11",
+            &["{a[NR]=$0} END{for(i=NR;i>0;i--) print a[i]}", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/12",
+            &["{printf \"%-10s|%5d|\\n\", $9, $5}", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/13",
+            &["{gsub(/^[ \\t]+|[ \\t]+$/, \"\"); print}", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/14",
+            &["!($0 in seen){seen[$0]; print}", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/15",
+            &["BEGIN { printf \"%.2f\\n\", 10/3 }", "ls.txt"],
+            "",
+        ),
+        c("agentlike/16", &["{ print length() }", "ls.txt"], ""),
+        c("agentlike/17", &["$2 ~ /^[0-9]+$/", "ls.txt"], ""),
+        c(
+            "agentlike/18",
+            &[
+                "BEGIN{x=\"a b c\"; n=split(x, arr); for(i=n;i>0;i--) printf arr[i] \" \"; print \"\"}",
+                "ls.txt",
+            ],
+            "",
+        ),
+        c("agentlike/19", &["{$2=\"\"; print $0}", "ls.txt"], ""),
+        c("agentlike/20", &["NF > 0 && $1 !~ /^#/", "ls.txt"], ""),
+        c("agentlike/21", &["{print $1 | \"sort -u\"}", "ls.txt"], ""),
+        c(
+            "agentlike/22",
+            &["{ n = split($0, c, \"\"); print n, c[1], c[n] }", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/23",
+            &[
+                "{ if ($5 > max) { max = $5; f = $9 } } END { print f, max }",
+                "ls.txt",
+            ],
+            "",
+        ),
+        c(
+            "agentlike/24",
+            &[
+                "{ printf \"%s%s\", (NR > 1 ? \",\" : \"\"), $1 } END { print \"\" }",
+                "ls.txt",
+            ],
+            "",
+        ),
+        c(
+            "agentlike/25",
+            &["{ x = $5 / 1024; printf \"%.1fK %s\\n\", x, $9 }", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/26",
+            &["{ $1 = $1; print NF \":\" $0 }", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/27",
+            &["BEGIN { FS = \"/\" } { print $2 }", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/28",
+            &["{ print $NF > \"/dev/stderr\" }", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/29",
+            &["{ c = gsub(/o/, \"&\"); t += c } END { print t }", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/30",
+            &["{ sub(/\\.[^.]*$/, \"\", $9); print $9 }", "ls.txt"],
+            "",
+        ),
+        c(
+            "agentlike/31",
+            &[
+                "{ print toupper(substr($9,1,1)) tolower(substr($9,2)) }",
+                "ls.txt",
+            ],
+            "",
+        ),
+        c("agentlike/32", &["NR % 2 == 0", "ls.txt"], ""),
+        c(
+            "agentlike/33",
+            &[
+                "{ s = s $1 } END { print length(s), substr(s, 1, 20) }",
+                "ls.txt",
+            ],
+            "",
+        ),
+        c(
+            "agentlike/34",
+            &["{ printf(\"%s\\t%s\\n\", NR, $0) }", "ls.txt"],
+            "",
+        ),
+        c("agentlike/35", &["$5 > 50 { print $9, $5 }", "ls.txt"], ""),
+        c(
+            "agentlike/36",
+            &[
+                "{ for (i = NF; i > 0; i--) printf \"%s \", $i; print \"\" }",
+                "ls.txt",
+            ],
+            "",
+        ),
+        c(
+            "agentlike/37",
+            &[
+                "BEGIN { printf \"%5s|%-5s|%05.1f|%x|%o|%e|%c\\n\", \"ab\", \"cd\", 3.14159, 255, 8, 12345.678, 65 }",
+                "ls.txt",
             ],
             "",
         ),
