@@ -389,6 +389,32 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         },
     )?;
 
+    linker.func_wrap(
+        M,
+        "readlink",
+        |mut caller: C<'_>, ptr: u32, len: u32, buf: u32, cap: u32, n_out: u32| -> i32 {
+            let r = (|| {
+                let path = read_str(&mut caller, ptr, len)?;
+                let Target::Path(rel) = target_of(&path)? else {
+                    return Err(errno::INVAL);
+                };
+                // The stored target, read without following: absolute targets come back as
+                // written (the guest's own WASI readlink refuses them).
+                let target = caller
+                    .data()
+                    .action
+                    .root_dir
+                    .read_link_contents(&rel)
+                    .map_err(|e| wasi_errno(&e))?;
+                let bytes = target.to_string_lossy().into_owned().into_bytes();
+                let take = bytes.len().min(cap as usize);
+                write_bytes(&mut caller, buf, &bytes[..take])?;
+                write_bytes(&mut caller, n_out, &(bytes.len() as u32).to_le_bytes())
+            })();
+            code(r)
+        },
+    )?;
+
     linker.func_wrap(M, "sleep", |caller: C<'_>, ms: u64| -> i32 {
         let action = caller.data().action.clone();
         let deadline = std::time::Instant::now() + Duration::from_millis(ms);

@@ -189,3 +189,14 @@ fn nothing_escapes_the_episode_root() {
     let r = ep.submit();
     assert!(r.reward <= 1.0);
 }
+
+#[test]
+fn absolute_symlinks_are_created_and_listed_but_not_followed_outside() {
+    let mut ep = TestEpisode::fixture(0);
+    // Upstream golds do this (`ln /testbed/dir -s /`): the link stores an absolute target.
+    ep.step("ln -s /project/data /project/abs && ls -l /project/abs | sed 's/.* -> //'")
+        .observes("/project/data\n")
+        .exit(0);
+    ep.step("readlink /project/abs; stat -c %N /project/abs")
+        .observes_containing("'/project/abs' -> '/project/data'");
+}

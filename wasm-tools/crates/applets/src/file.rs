@@ -213,7 +213,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         let kind = match hostcalls::stat(n, follow) {
             Err(e) => format!("cannot open `{n}' ({})", sys::strerror(&e)),
             Ok(st) if st.is_symlink() => {
-                let target = std::fs::read_link(n)
+                let target = hostcalls::read_link(n)
                     .map(|t| t.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 if hostcalls::stat(n, true).is_ok() {

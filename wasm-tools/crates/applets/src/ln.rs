@@ -186,7 +186,7 @@ fn canonicalize(path: &str) -> String {
         if let Ok(st) = hostcalls::stat(&p, false)
             && st.is_symlink()
             && hops < 40
-            && let Ok(t) = std::fs::read_link(&p)
+            && let Ok(t) = hostcalls::read_link(&p)
         {
             hops += 1;
             comps.pop();
@@ -220,7 +220,7 @@ fn relpath(path: &str, base: &str) -> String {
 fn resolve_last(path: &str) -> String {
     let mut p = path.to_string();
     for _ in 0..40 {
-        match std::fs::read_link(&p) {
+        match hostcalls::read_link(&p) {
             Ok(t) => {
                 let t = t.to_string_lossy().into_owned();
                 p = if t.starts_with('/') {

@@ -907,7 +907,7 @@ impl Ls<'_, '_> {
                 }
             };
             if st.is_symlink() && (self.o.format == Format::Long || self.check_symlink_mode) {
-                match std::fs::read_link(&path) {
+                match hostcalls::read_link(&path) {
                     Ok(t) => {
                         let target = t.to_string_lossy().into_owned();
                         let link_path = make_link_name(&path, &target);

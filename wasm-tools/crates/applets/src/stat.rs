@@ -164,7 +164,7 @@ fn directive(c: char, spec: &Spec, name: &str, st: &Stat) -> Option<String> {
         'N' => {
             let mut s = quote::shell_always(name);
             if st.is_symlink()
-                && let Ok(t) = std::fs::read_link(name)
+                && let Ok(t) = hostcalls::read_link(name)
             {
                 s.push_str(" -> ");
                 s.push_str(&quote::shell_always(&t.to_string_lossy()));
@@ -305,7 +305,7 @@ fn default_output(name: &str, st: &Stat) -> Vec<u8> {
     // The default format shows names as they are (coreutils 9.1 in the C locale).
     let mut shown = name.to_string();
     if st.is_symlink()
-        && let Ok(t) = std::fs::read_link(name)
+        && let Ok(t) = hostcalls::read_link(name)
     {
         shown.push_str(" -> ");
         shown.push_str(&t.to_string_lossy());

@@ -1283,7 +1283,7 @@ impl Tar {
             return Ok(());
         }
         if st.is_symlink() {
-            let target = match fs::read_link(path_of(path)) {
+            let target = match hostcalls::read_link(path_of(path)) {
                 Ok(t) => path_bytes(&t),
                 Err(e) => {
                     self.error(format!(

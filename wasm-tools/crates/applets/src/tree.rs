@@ -312,7 +312,7 @@ impl Tree<'_, '_> {
             );
             let is_dir = c.is_dir();
             if c.lst.is_symlink() {
-                let target = std::fs::read_link(&c.path)
+                let target = hostcalls::read_link(&c.path)
                     .map(|t| t.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 line.push_str(" -> ");

@@ -21,6 +21,13 @@ mod raw {
         pub fn stat(path: *const u8, len: usize, follow: u32, out: *mut u64) -> i32;
         pub fn chmod(path: *const u8, len: usize, mode: u32) -> i32;
         pub fn sleep(ms: u64) -> i32;
+        pub fn readlink(
+            path: *const u8,
+            len: usize,
+            buf: *mut u8,
+            cap: usize,
+            n: *mut usize,
+        ) -> i32;
         pub fn symlink(target: *const u8, tlen: usize, link: *const u8, llen: usize) -> i32;
     }
 }
@@ -140,4 +147,30 @@ pub fn symlink(target: &str, link: &str) -> io::Result<()> {
     let link = absolute(link);
     // SAFETY: both pointers are valid for their lengths during the call.
     check(unsafe { raw::symlink(target.as_ptr(), target.len(), link.as_ptr(), link.len()) })
+}
+
+#[allow(unsafe_code)]
+pub fn read_link(path: &std::path::Path) -> io::Result<std::path::PathBuf> {
+    let path = absolute(&path.to_string_lossy());
+    let mut buf = vec![0u8; 4096];
+    loop {
+        let mut n = 0usize;
+        // SAFETY: the path and buffer pointers are valid for their lengths; `n` is an out
+        // pointer.
+        check(unsafe {
+            raw::readlink(
+                path.as_ptr(),
+                path.len(),
+                buf.as_mut_ptr(),
+                buf.len(),
+                &mut n,
+            )
+        })?;
+        if n <= buf.len() {
+            buf.truncate(n);
+            let s = String::from_utf8_lossy(&buf).into_owned();
+            return Ok(std::path::PathBuf::from(s));
+        }
+        buf = vec![0u8; n];
+    }
 }

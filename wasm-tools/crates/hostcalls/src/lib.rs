@@ -318,6 +318,12 @@ pub fn symlink(target: &str, link: &str) -> io::Result<()> {
     imp::symlink(target, link)
 }
 
+/// The target stored in a symbolic link, absolute targets included (WASI's own readlink
+/// refuses to return those). A drop-in for `std::fs::read_link`.
+pub fn read_link(path: impl AsRef<std::path::Path>) -> io::Result<std::path::PathBuf> {
+    imp::read_link(path.as_ref())
+}
+
 /// Sleeps; the host cuts it short when the action is cancelled.
 pub fn sleep(d: Duration) -> io::Result<()> {
     imp::sleep(d)

@@ -114,3 +114,7 @@ pub fn sleep(d: Duration) -> io::Result<()> {
 pub fn symlink(target: &str, link: &str) -> io::Result<()> {
     std::os::unix::fs::symlink(target, link)
 }
+
+pub fn read_link(path: &std::path::Path) -> io::Result<std::path::PathBuf> {
+    std::fs::read_link(path)
+}

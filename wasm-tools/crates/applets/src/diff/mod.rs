@@ -614,7 +614,7 @@ impl Diff<'_, '_> {
             if files[0].stat.is_symlink() && files[1].stat.is_symlink() {
                 let mut values = Vec::new();
                 for f in &files {
-                    match std::fs::read_link(&f.name) {
+                    match hostcalls::read_link(&f.name) {
                         Ok(v) => values.push(v),
                         Err(e) => {
                             let name = f.name.clone();

@@ -355,7 +355,7 @@ impl State<'_, '_> {
             Expr::Path { pat, icase } => glob::matches(pat, f.path, *icase),
             Expr::LName { pat, icase } => {
                 f.st.is_symlink()
-                    && std::fs::read_link(f.path)
+                    && hostcalls::read_link(f.path)
                         .is_ok_and(|t| glob::matches(pat, &t.to_string_lossy(), *icase))
             }
             Expr::Regex(rx) => rx.is_match(f.path.as_bytes()),
@@ -510,7 +510,7 @@ impl State<'_, '_> {
             w5 = w[5],
         );
         if s.is_symlink()
-            && let Ok(t) = std::fs::read_link(f.path)
+            && let Ok(t) = hostcalls::read_link(f.path)
         {
             line.push_str(" -> ");
             line.push_str(&quote::escape(&t.to_string_lossy()));

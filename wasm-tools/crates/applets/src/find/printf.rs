@@ -334,7 +334,7 @@ fn directive(conv: char, time: Option<char>, alt: bool, plus: bool, f: &Entry) -
         'D' => st.dev.to_string(),
         'l' => {
             if st.is_symlink() {
-                std::fs::read_link(f.path)
+                hostcalls::read_link(f.path)
                     .map(|p| p.to_string_lossy().into_owned())
                     .unwrap_or_default()
             } else {
