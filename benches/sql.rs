@@ -46,7 +46,9 @@ fn task_on(set: &SqlTaskSet, db: &str) -> Option<usize> {
 }
 
 fn cases() -> Vec<Case> {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared"));
+    let manifest = std::env::var("CARGO_MANIFEST_DIR")
+        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string());
+    let root = &Path::new(&manifest).join("../shared");
     let mut out = Vec::new();
     if let Ok(set) = spider::load_ic_spider(
         &root.join(spider::IC_SPIDER_DEV),

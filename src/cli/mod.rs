@@ -44,6 +44,7 @@ pub struct ReplayArgs {
 pub enum EnvKind {
     Bash,
     Sql,
+    Python,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -69,7 +70,7 @@ pub struct TaskSource {
     /// Bash: reproduce upstream's broken `bash -c "…"` quoting (for score fidelity).
     #[arg(long)]
     pub upstream_quoting: bool,
-    /// Seconds an action (bash command, SQL statement) may run.
+    /// Seconds an action (bash command, SQL statement, Python cell) may run.
     #[arg(long, default_value_t = 10)]
     pub timeout: u64,
     /// SQL: which databases and tasks — fixtures, spider (Spider's SQLite files) or

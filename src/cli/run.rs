@@ -6,6 +6,7 @@ use intercode::agent::{self, GoldPolicy, Policy};
 use intercode::data::trajectory::{EpisodeRecord, TrajectoryWriter, TurnRecord};
 use intercode::env::Env;
 use intercode::env::bash::{BashEnv, BashOptions, Quoting};
+use intercode::env::python::{PythonEnv, PythonOptions};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -43,6 +44,16 @@ pub fn make_env(kind: EnvKind, source: &TaskSource) -> anyhow::Result<Box<dyn En
     match kind {
         EnvKind::Bash => Ok(Box::new(bash_env(source)?)),
         EnvKind::Sql => super::sql::sql_env(source),
+        EnvKind::Python => {
+            let options = PythonOptions {
+                timeout: Duration::from_secs(source.timeout.max(1)),
+                ..PythonOptions::default()
+            };
+            Ok(Box::new(PythonEnv::from_source(
+                source.tasks.as_deref(),
+                options,
+            )?))
+        }
     }
 }
 

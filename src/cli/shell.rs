@@ -28,11 +28,26 @@ pub fn shell(args: ShellArgs) -> anyhow::Result<ExitCode> {
             print_reward(&mut out, &step)?;
             return Ok(ExitCode::SUCCESS);
         };
-        let line = line?;
-        if line.trim().is_empty() {
+        let mut action = line?;
+        if action.trim().is_empty() {
             continue;
         }
-        let step = env.step(&line)?;
+        // Python blocks span lines: keep reading until the interpreter's parser has a whole
+        // statement (a blank line ends an indented block).
+        while !env.is_complete(&action)? {
+            if interactive {
+                write!(out, "... ")?;
+                out.flush()?;
+            }
+            match lines.next() {
+                Some(more) => {
+                    action.push('\n');
+                    action.push_str(&more?);
+                }
+                None => break,
+            }
+        }
+        let step = env.step(action.trim_end())?;
         if step.done {
             print_reward(&mut out, &step)?;
             return Ok(ExitCode::SUCCESS);

@@ -2,6 +2,7 @@
 //! records of finished episodes.
 
 pub mod fixtures;
+pub mod mbpp;
 pub mod nl2bash;
 pub mod spider;
 pub mod task;

@@ -84,7 +84,11 @@ mod tests {
     use super::*;
 
     fn upstream() -> Option<PathBuf> {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/intercode-upstream");
+        let root = PathBuf::from(
+            std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
+        )
+        .join("../shared/intercode-upstream");
         if root.is_dir() {
             Some(root)
         } else {

@@ -7,6 +7,7 @@
 //! error instead of silently running on stale state.
 
 pub mod bash;
+pub mod python;
 pub mod shlex;
 pub mod sql;
 
@@ -75,6 +76,13 @@ pub trait Env {
     /// Ends the episode and scores it (same as `step("submit")`).
     fn submit(&mut self) -> crate::Result<Step> {
         self.step("submit")
+    }
+    /// Whether `source` (the lines typed so far, joined with `\n`) forms a whole action, so an
+    /// interactive front end knows when to stop reading lines. One line is one action in bash
+    /// and SQL; the Python REPL asks its parser (`def f():` needs a body and a blank line).
+    fn is_complete(&mut self, source: &str) -> crate::Result<bool> {
+        let _ = source;
+        Ok(true)
     }
 }
 

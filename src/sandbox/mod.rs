@@ -29,6 +29,7 @@ mod handles;
 mod hostcalls;
 mod limits;
 mod process;
+pub mod repl;
 mod stdio;
 
 pub use action::{RunOutcome, RunRequest, RunStatus};

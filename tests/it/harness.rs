@@ -64,9 +64,17 @@ impl TestEpisode {
     }
 }
 
+/// The checkout being tested. Read at run time (cargo sets it for test binaries): the
+/// compile-time value can name another checkout when several share one target directory.
+pub fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
 /// `../shared` beside the checkout: required under CI, optional elsewhere.
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let dir = manifest_dir().join("../shared");
     if dir.is_dir() {
         return Some(dir);
     }

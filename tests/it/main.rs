@@ -3,5 +3,6 @@
 mod bash;
 mod differential;
 mod harness;
+mod python;
 mod sql;
 mod upstream_bash;

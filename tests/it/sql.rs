@@ -17,7 +17,7 @@ use serde_json::Value;
 /// A path inside the shared data folder, or `None` (with a note) when it is absent; under
 /// `CI=true` a missing folder is a failure.
 fn shared(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")).join(rel);
+    let p = crate::harness::manifest_dir().join("../shared").join(rel);
     if p.exists() {
         return Some(p);
     }

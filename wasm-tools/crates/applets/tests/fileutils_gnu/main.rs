@@ -187,7 +187,11 @@ pub mod harness {
     }
 
     fn shared() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/intercode-upstream")
+        Path::new(
+            &std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
+        )
+        .join("../../../../shared/intercode-upstream")
     }
 
     pub fn prepare(fixture: &Fixture) -> Option<tempfile::TempDir> {

@@ -131,9 +131,12 @@ mod harness {
     }
 
     fn shared_fs(n: u8) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../../shared/intercode-upstream/filesystems")
-            .join(format!("fs_{n}.effective.tar.gz"))
+        Path::new(
+            &std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
+        )
+        .join("../../../../shared/intercode-upstream/filesystems")
+        .join(format!("fs_{n}.effective.tar.gz"))
     }
 
     fn set_mtime(path: &Path, secs_ago: i64) {
@@ -371,8 +374,11 @@ mod harness {
                 "workspace",
             ),
         ];
-        let json_path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../../shared/intercode-upstream/derived/bash_gold_outputs.json");
+        let json_path = Path::new(
+            &std::env::var("CARGO_MANIFEST_DIR")
+                .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
+        )
+        .join("../../../../shared/intercode-upstream/derived/bash_gold_outputs.json");
         let (mut pass, mut fail, mut skip) = (0, 0, 0);
         let mut failures = Vec::new();
         let Ok(text) = std::fs::read_to_string(&json_path) else {

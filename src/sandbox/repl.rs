@@ -1,0 +1,678 @@
+//! A long-lived guest process that serves requests one at a time (the Python REPL): the host
+//! hands it a request through the import `intercode_python.next_request`, the guest answers
+//! through `intercode_python.reply`, and whatever it printed on stdout and stderr meanwhile is
+//! returned with the answer. Requests never travel over stdin, so guest code can neither forge
+//! nor swallow one.
+//!
+//! * One thread per process runs the instance to its end; the host talks to it over channels.
+//! * A request has a deadline. When it passes, the process is cancelled: the guest traps at its
+//!   next epoch check (within [`EPOCH_TICK`](super::limits::EPOCH_TICK)), and a guest waiting in
+//!   `poll_oneoff` (`time.sleep`) is woken, so no busy or sleeping thread outlives the request.
+//!   The process (and its state) is gone afterwards; the caller decides how to rebuild it.
+//! * Memory is capped per process; a refused `memory.grow` is remembered so that the death it
+//!   causes (the guest aborts) is reported as [`Ended::MemoryLimit`].
+//! * Output is capped per request and per stream; the rest is counted and dropped.
+//! * The WASI context grants nothing but an optional preopened directory: no env vars, no
+//!   arguments beyond argv, closed stdin, no sockets, deterministic random bytes.
+//!
+//! This file knows nothing of Python beyond the import module's name.
+
+use super::cache;
+use bytes::Bytes;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+use wasmtime::{
+    AsContextMut, Caller, Config, Engine, InstancePre, Linker, Memory, ResourceLimiter, Store,
+    Trap, UpdateDeadline,
+};
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+/// The import module through which requests and replies travel.
+const IMPORT_MODULE: &str = "intercode_python";
+
+/// Wasm stack a guest may use. RustPython's frames are large: at the default 512 KiB a Python
+/// recursion of a few hundred calls overflows; 64 MiB leaves Python's own limit (1000) in
+/// charge with room to spare.
+const MAX_WASM_STACK: usize = 64 << 20;
+/// Native stack of the thread that runs a guest: the wasm stack plus room for the host calls.
+const THREAD_STACK: usize = MAX_WASM_STACK + (8 << 20);
+/// How long a cancelled process gets to die before we stop waiting for its thread.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// A compiled request-serving guest module. Cheap to clone.
+#[derive(Clone)]
+pub struct ReplModule {
+    shared: Arc<ReplShared>,
+}
+
+struct ReplShared {
+    engine: Engine,
+    pre: InstancePre<ReplState>,
+}
+
+/// How to start one process.
+#[derive(Debug, Clone)]
+pub struct ReplSpec {
+    pub argv: Vec<String>,
+    /// Host directory preopened as `/`; `None` gives the guest no filesystem at all.
+    pub root: Option<PathBuf>,
+    /// Whether the guest may write to `root`.
+    pub writable_root: bool,
+    /// Linear-memory cap of the process.
+    pub memory_bytes: usize,
+    /// Bytes kept per stream and request.
+    pub output_bytes: usize,
+}
+
+impl Default for ReplSpec {
+    fn default() -> Self {
+        ReplSpec {
+            argv: vec!["repl".into()],
+            root: None,
+            writable_root: false,
+            memory_bytes: 512 << 20,
+            output_bytes: 1 << 20,
+        }
+    }
+}
+
+/// What a stream received during one request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    pub bytes: Vec<u8>,
+    /// Bytes dropped beyond [`ReplSpec::output_bytes`].
+    pub dropped: u64,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// `proc_exit` or a return from `main`.
+    Exited(i32),
+    /// Cancelled by the host (a request's deadline passed, or the process was dropped).
+    Cancelled,
+    /// A `memory.grow` beyond [`ReplSpec::memory_bytes`] was refused and the guest died of it.
+    MemoryLimit,
+    /// The wasm stack, or the guest's own shadow stack in linear memory, ran out.
+    StackOverflow,
+    /// Any other trap (an abort, an out-of-bounds access); the message is for logs.
+    Trapped(String),
+}
+
+/// The result of one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Replied {
+        reply: Vec<u8>,
+        stdout: Captured,
+        stderr: Captured,
+    },
+    /// The deadline passed; the process was cancelled and is gone.
+    TimedOut { stdout: Captured, stderr: Captured },
+    /// The process ended before it replied.
+    Died {
+        ended: Ended,
+        stdout: Captured,
+        stderr: Captured,
+    },
+}
+
+/// State shared by the host side of a process and its store.
+struct Control {
+    cancelled: AtomicBool,
+    wake: (Mutex<()>, Condvar),
+    stdout: Mutex<Captured>,
+    stderr: Mutex<Captured>,
+    cap: usize,
+    memory_refused: AtomicBool,
+}
+
+impl Control {
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        let _guard = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
+        self.wake.1.notify_all();
+    }
+
+    fn take(&self) -> (Captured, Captured) {
+        let take =
+            |m: &Mutex<Captured>| std::mem::take(&mut *m.lock().unwrap_or_else(|e| e.into_inner()));
+        (take(&self.stdout), take(&self.stderr))
+    }
+
+    /// Sleeps until `deadline` or cancellation; false when cancelled.
+    fn sleep_until(&self, deadline: Instant) -> bool {
+        let mut guard = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if self.cancelled.load(Ordering::SeqCst) {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return true;
+            }
+            guard = self
+                .wake
+                .1
+                .wait_timeout(guard, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+struct ReplState {
+    wasi: WasiP1Ctx,
+    control: Arc<Control>,
+    requests: Receiver<Vec<u8>>,
+    /// A request too big for the guest's buffer, kept until it asks again with a bigger one.
+    pending: Option<Vec<u8>>,
+    replies: Sender<(Vec<u8>, Captured, Captured)>,
+    memory_bytes: usize,
+}
+
+impl ResourceLimiter for ReplState {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let ok = desired <= self.memory_bytes;
+        if !ok {
+            self.control.memory_refused.store(true, Ordering::SeqCst);
+        }
+        Ok(ok)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1 << 20)
+    }
+
+    fn instances(&self) -> usize {
+        1
+    }
+    fn tables(&self) -> usize {
+        4
+    }
+    fn memories(&self) -> usize {
+        1
+    }
+}
+
+/// A running process. Dropping it cancels the process.
+pub struct ReplProcess {
+    requests: Option<Sender<Vec<u8>>>,
+    replies: Receiver<(Vec<u8>, Captured, Captured)>,
+    control: Arc<Control>,
+    thread: Option<JoinHandle<Ended>>,
+    ended: Option<Ended>,
+}
+
+impl ReplModule {
+    /// Compiles (or loads from the on-disk cache) a guest module that imports
+    /// `intercode_python.{next_request, reply}`.
+    pub fn new(wasm: &[u8], wasm_hash: &str) -> crate::Result<ReplModule> {
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        config.max_wasm_stack(MAX_WASM_STACK);
+        // Not used (calls are synchronous), but wasmtime requires it to exceed the wasm stack.
+        config.async_stack_size(MAX_WASM_STACK + (1 << 20));
+        let engine = Engine::new(&config)?;
+        let module = cache::load_or_compile(&engine, wasm, wasm_hash)?;
+        let mut linker: Linker<ReplState> = Linker::new(&engine);
+        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut ReplState| &mut s.wasi)?;
+        linker.allow_shadowing(true);
+        linker.func_wrap(
+            "wasi_snapshot_preview1",
+            "proc_exit",
+            |code: i32| -> wasmtime::Result<()> { Err(I32Exit(code).into()) },
+        )?;
+        linker.func_wrap("wasi_snapshot_preview1", "poll_oneoff", poll_oneoff)?;
+        linker.func_wrap(IMPORT_MODULE, "next_request", next_request)?;
+        linker.func_wrap(IMPORT_MODULE, "reply", reply)?;
+        let pre = linker.instantiate_pre(&module)?;
+        super::start_epoch_ticker(&engine);
+        Ok(ReplModule {
+            shared: Arc::new(ReplShared { engine, pre }),
+        })
+    }
+
+    /// Starts a process on its own thread. It runs until it waits for its first request.
+    pub fn start(&self, spec: &ReplSpec) -> crate::Result<ReplProcess> {
+        let control = Arc::new(Control {
+            cancelled: AtomicBool::new(false),
+            wake: (Mutex::new(()), Condvar::new()),
+            stdout: Mutex::new(Captured::default()),
+            stderr: Mutex::new(Captured::default()),
+            cap: spec.output_bytes,
+            memory_refused: AtomicBool::new(false),
+        });
+        let (req_tx, req_rx) = channel();
+        let (rep_tx, rep_rx) = channel();
+
+        let mut builder = WasiCtxBuilder::new();
+        builder
+            .args(&spec.argv)
+            .allow_blocking_current_thread(true)
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .stdout(CaptureStream {
+                control: control.clone(),
+                stderr: false,
+            })
+            .stderr(CaptureStream {
+                control: control.clone(),
+                stderr: true,
+            });
+        if let Some(root) = &spec.root {
+            let perms = if spec.writable_root {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
+            builder.preopened_dir(root, "/", perms)?;
+        }
+        // Reproducible episodes: `random` and `os.urandom` give the same bytes every run.
+        builder.secure_random(wasmtime_wasi::Deterministic::new(vec![7, 42, 99, 3]));
+        builder.insecure_random_seed(0x1c0de);
+        let state = ReplState {
+            wasi: builder.build_p1(),
+            control: control.clone(),
+            requests: req_rx,
+            pending: None,
+            replies: rep_tx,
+            memory_bytes: spec.memory_bytes,
+        };
+        let shared = self.shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("repl-guest".into())
+            .stack_size(THREAD_STACK)
+            .spawn(move || run(&shared, state))?;
+        Ok(ReplProcess {
+            requests: Some(req_tx),
+            replies: rep_rx,
+            control,
+            thread: Some(thread),
+            ended: None,
+        })
+    }
+}
+
+fn run(shared: &ReplShared, state: ReplState) -> Ended {
+    let control = state.control.clone();
+    let mut store = Store::new(&shared.engine, state);
+    store.limiter(|s| s);
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(|ctx| {
+        if ctx.data().control.cancelled.load(Ordering::Relaxed) {
+            Ok(UpdateDeadline::Interrupt)
+        } else {
+            Ok(UpdateDeadline::Continue(1))
+        }
+    });
+    let result = shared.pre.instantiate(&mut store).and_then(|instance| {
+        let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
+        start.call(&mut store, ())
+    });
+    match result {
+        Ok(()) => Ended::Exited(0),
+        Err(e) => {
+            if let Some(exit) = e.downcast_ref::<I32Exit>() {
+                Ended::Exited(exit.0)
+            } else if control.memory_refused.load(Ordering::SeqCst) {
+                Ended::MemoryLimit
+            } else if control.cancelled.load(Ordering::SeqCst) {
+                Ended::Cancelled
+            } else {
+                let message = format!("{e:#}");
+                match e.downcast_ref::<Trap>() {
+                    Some(Trap::StackOverflow) => Ended::StackOverflow,
+                    Some(Trap::MemoryOutOfBounds) if shadow_stack_overflow(&message) => {
+                        Ended::StackOverflow
+                    }
+                    Some(Trap::Interrupt) => Ended::Cancelled,
+                    _ => Ended::Trapped(message),
+                }
+            }
+        }
+    }
+}
+
+/// Whether an out-of-bounds trap is the guest's shadow stack running out. Rust places that
+/// stack first in linear memory, growing down towards address 0, so an overflow wraps around
+/// to an address just under 4 GiB, far above any memory a guest may have.
+fn shadow_stack_overflow(message: &str) -> bool {
+    message
+        .split("wasm address 0x")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+        .is_some_and(|addr| addr >= 0xf000_0000)
+}
+
+impl ReplProcess {
+    /// Sends one request and waits for its reply, at most `timeout`.
+    pub fn request(&mut self, request: Vec<u8>, timeout: Duration) -> Outcome {
+        if let Some(ended) = &self.ended {
+            return Outcome::Died {
+                ended: ended.clone(),
+                stdout: Captured::default(),
+                stderr: Captured::default(),
+            };
+        }
+        // Output written between requests (there should be none) is not this request's.
+        let _ = self.control.take();
+        let sent = self
+            .requests
+            .as_ref()
+            .is_some_and(|tx| tx.send(request).is_ok());
+        if !sent {
+            return self.died();
+        }
+        match self.replies.recv_timeout(timeout) {
+            Ok((reply, stdout, stderr)) => Outcome::Replied {
+                reply,
+                stdout,
+                stderr,
+            },
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                let (stdout, stderr) = self.control.take();
+                Outcome::TimedOut { stdout, stderr }
+            }
+            Err(RecvTimeoutError::Disconnected) => self.died(),
+        }
+    }
+
+    /// Whether the process can still take requests.
+    pub fn is_alive(&self) -> bool {
+        self.ended.is_none() && self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
+
+    /// How the process ended, once it has.
+    pub fn ended(&self) -> Option<&Ended> {
+        self.ended.as_ref()
+    }
+
+    /// Cancels the process and waits (briefly) for its thread.
+    pub fn kill(&mut self) {
+        self.control.cancel();
+        self.requests = None;
+        self.join();
+        if self.ended.is_none() {
+            self.ended = Some(Ended::Cancelled);
+        }
+    }
+
+    fn died(&mut self) -> Outcome {
+        self.requests = None;
+        self.join();
+        let (stdout, stderr) = self.control.take();
+        Outcome::Died {
+            ended: self
+                .ended
+                .clone()
+                .unwrap_or(Ended::Trapped("the guest thread was lost".into())),
+            stdout,
+            stderr,
+        }
+    }
+
+    fn join(&mut self) {
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
+        let deadline = Instant::now() + GRACE;
+        while !thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if thread.is_finished() {
+            self.ended = Some(
+                thread
+                    .join()
+                    .unwrap_or(Ended::Trapped("the guest thread panicked".into())),
+            );
+        } else {
+            tracing::warn!("a python guest outlived its cancellation; leaving its thread detached");
+        }
+    }
+}
+
+impl Drop for ReplProcess {
+    fn drop(&mut self) {
+        // Closing the request channel ends a guest that waits for a request; cancelling ends
+        // one that is still running. Neither needs us to wait.
+        self.control.cancel();
+        self.requests = None;
+    }
+}
+
+// ---- host imports -----------------------------------------------------------------------
+
+fn memory(caller: &mut Caller<'_, ReplState>) -> wasmtime::Result<Memory> {
+    caller
+        .get_export("memory")
+        .and_then(|e| e.into_memory())
+        .ok_or_else(|| wasmtime::Error::msg("the guest exports no memory"))
+}
+
+/// `next_request(buf, cap) -> len`: blocks for the next request (see the module docs).
+fn next_request(mut caller: Caller<'_, ReplState>, buf: u32, cap: u32) -> wasmtime::Result<i32> {
+    let request = match caller.data_mut().pending.take() {
+        Some(r) => r,
+        None => match caller.data().requests.recv() {
+            Ok(r) => r,
+            Err(_) => return Ok(-1),
+        },
+    };
+    let len = i32::try_from(request.len())
+        .map_err(|_| wasmtime::Error::msg("request larger than 2 GiB"))?;
+    if request.len() > cap as usize {
+        caller.data_mut().pending = Some(request);
+        return Ok(len);
+    }
+    let mem = memory(&mut caller)?;
+    mem.write(&mut caller, buf as usize, &request)?;
+    Ok(len)
+}
+
+/// `reply(ptr, len)`: the answer to the last request, sent with the output captured since.
+fn reply(mut caller: Caller<'_, ReplState>, ptr: u32, len: u32) -> wasmtime::Result<()> {
+    let mem = memory(&mut caller)?;
+    // Bounds-checked against the guest's memory before anything is allocated.
+    let bytes = mem
+        .data(&caller)
+        .get(ptr as usize..(ptr as usize).saturating_add(len as usize))
+        .ok_or_else(|| wasmtime::Error::msg("reply out of the guest's memory"))?
+        .to_vec();
+    let (stdout, stderr) = caller.data().control.take();
+    // A host that went away just means nobody reads the answer.
+    let _ = caller.data().replies.send((bytes, stdout, stderr));
+    Ok(())
+}
+
+/// WASI `poll_oneoff`, shadowed so that a sleeping guest can be cancelled.
+///
+/// The guest's stdin is closed and its stdout, stderr and files never block, so every fd
+/// subscription is reported ready at once; clock subscriptions sleep on a condition variable
+/// that cancellation wakes (then the call traps, ending the process).
+fn poll_oneoff(
+    mut caller: Caller<'_, ReplState>,
+    subs: u32,
+    events: u32,
+    nsubs: u32,
+    nevents_out: u32,
+) -> wasmtime::Result<i32> {
+    const ERRNO_SUCCESS: i32 = 0;
+    const ERRNO_INVAL: i32 = 28;
+    const SUB_SIZE: usize = 48;
+    const EVENT_SIZE: usize = 32;
+    const CLOCK_REALTIME: u32 = 0;
+    const ABSTIME: u16 = 1;
+    // Far more than any real program polls at once, and it bounds what we allocate.
+    const MAX_SUBS: u32 = 1 << 12;
+    if nsubs == 0 || nsubs > MAX_SUBS {
+        return Ok(ERRNO_INVAL);
+    }
+    let mem = memory(&mut caller)?;
+    let mut raw = vec![0u8; nsubs as usize * SUB_SIZE];
+    mem.read(&caller, subs as usize, &mut raw)?;
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+    let now = Instant::now();
+    // (userdata, tag, deadline for clocks)
+    let mut parsed = Vec::with_capacity(nsubs as usize);
+    for sub in raw.chunks_exact(SUB_SIZE) {
+        let userdata = u64_at(sub, 0);
+        let tag = sub[8];
+        let deadline = if tag == 0 {
+            let id = u32::from_le_bytes(sub[16..20].try_into().expect("4 bytes"));
+            let timeout = Duration::from_nanos(u64_at(sub, 24));
+            let flags = u16::from_le_bytes(sub[40..42].try_into().expect("2 bytes"));
+            if flags & ABSTIME != 0 {
+                if id == CLOCK_REALTIME {
+                    let since_epoch = SystemTime::now()
+                        .duration_since(SystemTime::UNIX_EPOCH)
+                        .unwrap_or_default();
+                    Some(now + timeout.saturating_sub(since_epoch))
+                } else {
+                    // An absolute monotonic deadline: our clock's origin is not the guest's;
+                    // report it due (a spurious early wake-up, which callers must handle).
+                    Some(now)
+                }
+            } else {
+                Some(now + timeout)
+            }
+        } else {
+            None
+        };
+        parsed.push((userdata, tag, deadline));
+    }
+    let any_fd = parsed.iter().any(|(_, tag, _)| *tag != 0);
+    let earliest = parsed.iter().filter_map(|p| p.2).min();
+    if !any_fd
+        && let Some(deadline) = earliest
+        && !caller.data().control.sleep_until(deadline)
+    {
+        return Err(wasmtime::Error::new(Trap::Interrupt));
+    }
+    let fired = Instant::now();
+    let mut out = Vec::new();
+    for (userdata, tag, deadline) in parsed {
+        let ready = match deadline {
+            Some(d) => !any_fd && d <= fired,
+            None => true,
+        };
+        if !ready {
+            continue;
+        }
+        let mut ev = [0u8; EVENT_SIZE];
+        ev[0..8].copy_from_slice(&userdata.to_le_bytes());
+        // error (u16) = 0 at 8..10; type at 10.
+        ev[10] = tag;
+        if tag != 0 {
+            // fd_readwrite.flags: hangup for a closed stdin; harmless for writes.
+            let hangup: u16 = if tag == 1 { 1 } else { 0 };
+            ev[24..26].copy_from_slice(&hangup.to_le_bytes());
+        }
+        out.extend_from_slice(&ev);
+    }
+    let n = (out.len() / EVENT_SIZE) as u32;
+    let mut ctx = caller.as_context_mut();
+    mem.write(&mut ctx, events as usize, &out)?;
+    mem.write(&mut ctx, nevents_out as usize, &n.to_le_bytes())?;
+    Ok(ERRNO_SUCCESS)
+}
+
+// ---- capture streams --------------------------------------------------------------------
+
+#[derive(Clone)]
+struct CaptureStream {
+    control: Arc<Control>,
+    stderr: bool,
+}
+
+impl CaptureStream {
+    fn push(&self, bytes: &[u8]) {
+        let target = if self.stderr {
+            &self.control.stderr
+        } else {
+            &self.control.stdout
+        };
+        let mut c = target.lock().unwrap_or_else(|e| e.into_inner());
+        let room = self.control.cap.saturating_sub(c.bytes.len());
+        let take = room.min(bytes.len());
+        c.bytes.extend_from_slice(&bytes[..take]);
+        c.dropped += (bytes.len() - take) as u64;
+    }
+}
+
+impl IsTerminal for CaptureStream {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CaptureStream {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CaptureStream {
+    async fn ready(&mut self) {}
+}
+
+impl OutputStream for CaptureStream {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        self.push(&bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(1 << 20)
+    }
+}
+
+impl tokio::io::AsyncWrite for CaptureStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.push(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
