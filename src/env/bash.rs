@@ -198,6 +198,9 @@ impl BashEnv {
             },
             &limits,
         )?;
+        if out.left_running {
+            dir.taint();
+        }
         Ok(to_result(out))
     }
 

@@ -1,9 +1,11 @@
 //! [`EpisodeDir`]: a fresh host temp directory holding one episode's file tree.
 //!
 //! Upstream resets its long-lived container with `git reset --hard; git clean -fd`, which only
-//! covers what git tracks. We instead give every episode (and every gold run) a brand-new
-//! directory materialized from a [`TreeImage`], hand its path to wasmtime as the sandbox's only
-//! preopen (mounted at `/`), and delete it afterwards.
+//! covers what git tracks. We instead give every episode (and every gold run) a directory in
+//! exactly the state of a [`TreeImage`] — written from it, or a used one put back into that
+//! state path by path ([`super::reuse`]) — and hand its path to wasmtime as the sandbox's only
+//! preopen (mounted at `/`). An [`EpisodePool`] keeps a few ready, so `reset` costs
+//! microseconds.
 //!
 //! Removal never follows symlinks (the guest may have planted `ln -s / x`), and it first makes
 //! every directory writable again, because the guest may have run `chmod 000` on one.
@@ -19,12 +21,16 @@
 //! assert!(!path.exists());
 //! ```
 
+use std::collections::VecDeque;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use cap_std::fs::Dir;
 
 use super::image::{TreeImage, cap_permissions};
+use super::reuse::Baseline;
 use crate::{Error, Result};
 
 /// One episode's root directory; removed on drop.
@@ -32,6 +38,11 @@ pub struct EpisodeDir {
     // `Option`s so `Drop` can close the handle before deleting the directory.
     dir: Option<Dir>,
     temp: Option<tempfile::TempDir>,
+    /// How the tree looked when it last matched its image (see [`super::reuse`]).
+    baseline: Baseline,
+    /// Set when something may still write into the tree (a guest thread that outlived its
+    /// action): such a directory is deleted, never reused.
+    tainted: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for EpisodeDir {
@@ -60,12 +71,45 @@ impl EpisodeDir {
             .map_err(|e| Error::io(temp.path(), e))?;
         let dir = Dir::open_ambient_dir(temp.path(), cap_std::ambient_authority())
             .map_err(|e| Error::io(temp.path(), e))?;
-        let episode = EpisodeDir {
+        let mut episode = EpisodeDir {
             dir: Some(dir),
             temp: Some(temp),
+            baseline: Baseline::default(),
+            tainted: std::sync::atomic::AtomicBool::new(false),
         };
         image.materialize(episode.dir())?;
+        episode.baseline = Baseline::record(episode.dir(), image)?;
         Ok(episode)
+    }
+
+    /// Puts the tree back into the state of `image` (the one it was written from), touching
+    /// only what changed. On error the directory must be dropped, not used.
+    pub fn restore(&mut self, image: &TreeImage) -> Result<()> {
+        if self.is_tainted() {
+            return Err(Error::Other(
+                "episode directory may still be written to".into(),
+            ));
+        }
+        // The guest may have locked its own root (`chmod 000 /`).
+        std::fs::set_permissions(self.path(), std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| Error::io(self.path(), e))?;
+        self.baseline = super::reuse::restore(self.dir(), image, &self.baseline)?;
+        Ok(())
+    }
+
+    /// Whether every change from now on is sure to be seen by [`EpisodeDir::restore`].
+    pub fn settled(&self) -> bool {
+        self.baseline.settled()
+    }
+
+    /// Marks the directory as never to be reused (something may still write into it).
+    pub fn taint(&self) {
+        self.tainted
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn is_tainted(&self) -> bool {
+        self.tainted.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The host path of the episode root (the sandbox's `/`).
@@ -158,99 +202,166 @@ fn make_dirs_writable(dir: &Dir, depth: usize) {
     }
 }
 
-/// How many directories an [`EpisodePool`] keeps ready.
-const PREPARED: usize = 2;
+/// How many directories an [`EpisodePool`] keeps ready: a bash episode takes one at `reset`
+/// and one for the gold run at `submit`, and one more absorbs a burst.
+const READY: usize = 3;
 
-/// Prepares episode directories ahead of time on a background thread, so `reset` hands out a
-/// ready directory instead of writing a few hundred files while the caller waits; and removes
-/// finished ones in the background. Dropping the pool waits for both, so nothing is left in
-/// the temp directory.
+/// Keeps episode directories ready ahead of time, so `reset` hands out a directory instead of
+/// writing a few hundred files while the caller waits. A worker thread restores used
+/// directories (usually a few changed paths, see [`super::reuse`]) and writes new ones when
+/// none come back. Dropping the pool stops the worker and deletes every directory it holds.
 pub struct EpisodePool {
-    image: std::sync::Arc<TreeImage>,
-    /// Directories being prepared, oldest first. Two, because a bash episode takes one at
-    /// `reset` and one for the gold run at `submit`.
-    next: std::sync::Mutex<std::collections::VecDeque<std::thread::JoinHandle<Result<EpisodeDir>>>>,
-    discards: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>>,
+    shared: Arc<PoolShared>,
+    worker: Option<std::thread::JoinHandle<()>>,
+}
+
+struct PoolShared {
+    image: TreeImage,
+    state: Mutex<PoolState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    ready: VecDeque<EpisodeDir>,
+    used: Vec<EpisodeDir>,
+    /// The worker is producing a directory right now.
+    busy: bool,
+    stop: bool,
+}
+
+impl PoolShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn work(&self) {
+        let mut state = self.lock();
+        loop {
+            if state.stop {
+                return;
+            }
+            let job = if let Some(dir) = state.used.pop() {
+                Some(Some(dir))
+            } else if state.ready.len() < READY {
+                Some(None)
+            } else {
+                None
+            };
+            let Some(job) = job else {
+                state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            state.busy = true;
+            drop(state);
+            let made = match job {
+                Some(mut dir) => match dir.restore(&self.image) {
+                    Ok(()) => Some(dir),
+                    Err(e) => {
+                        tracing::debug!("writing a fresh episode directory: {e}");
+                        drop(dir);
+                        None
+                    }
+                },
+                None => None,
+            };
+            let made = match made {
+                Some(dir) => Ok(dir),
+                None => EpisodeDir::new(&self.image),
+            };
+            state = self.lock();
+            state.busy = false;
+            match made {
+                Ok(dir) if state.ready.len() < READY => state.ready.push_back(dir),
+                Ok(surplus) => {
+                    drop(state);
+                    drop(surplus);
+                    state = self.lock();
+                }
+                Err(e) => {
+                    // Surfaces at `take`, which writes one itself; avoid spinning on it here.
+                    tracing::warn!("could not prepare an episode directory: {e}");
+                    self.wake.notify_all();
+                    state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                    continue;
+                }
+            }
+            self.wake.notify_all();
+        }
+    }
 }
 
 impl EpisodePool {
     pub fn new(image: TreeImage) -> EpisodePool {
-        let pool = EpisodePool {
-            image: std::sync::Arc::new(image),
-            next: std::sync::Mutex::new(std::collections::VecDeque::new()),
-            discards: std::sync::Mutex::new(Vec::new()),
+        let shared = Arc::new(PoolShared {
+            image,
+            state: Mutex::new(PoolState::default()),
+            wake: Condvar::new(),
+        });
+        let worker = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("episode-pool".into())
+                .spawn(move || shared.work())
+                .map_err(|e| tracing::warn!("no episode pool thread, writing on demand: {e}"))
+                .ok()
         };
-        for _ in 0..PREPARED {
-            pool.prepare_next();
-        }
-        pool
+        EpisodePool { shared, worker }
     }
 
     pub fn image(&self) -> &TreeImage {
-        &self.image
+        &self.shared.image
     }
 
-    fn prepare_next(&self) {
-        let image = self.image.clone();
-        if let Ok(handle) = std::thread::Builder::new()
-            .name("episode-prepare".into())
-            .spawn(move || EpisodeDir::new(&image))
-        {
-            self.next
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push_back(handle);
-        }
-    }
-
-    /// A fresh episode directory (the prepared one when ready), and starts preparing the next.
+    /// A directory in the exact state of the image: a ready one when there is one (waiting
+    /// for the worker when it is about to deliver), else one written now.
     pub fn take(&self) -> Result<EpisodeDir> {
-        let prepared = self
-            .next
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop_front();
-        let dir = match prepared.map(std::thread::JoinHandle::join) {
-            Some(Ok(Ok(dir))) => dir,
-            // A failed or panicked background build is retried here, where its error surfaces.
-            _ => EpisodeDir::new(&self.image)?,
-        };
-        self.prepare_next();
-        Ok(dir)
+        let mut state = self.shared.lock();
+        loop {
+            if let Some(pos) = state.ready.iter().position(EpisodeDir::settled) {
+                let dir = state.ready.remove(pos).expect("position is in range");
+                self.shared.wake.notify_all();
+                return Ok(dir);
+            }
+            let worker_alive = self.worker.as_ref().is_some_and(|w| !w.is_finished());
+            let coming = worker_alive && (state.busy || !state.used.is_empty());
+            if state.ready.is_empty() && !coming {
+                break;
+            }
+            // Either a directory is on its way, or the ready ones wait for the clock to tick
+            // (at most one coarse tick, 1-10 ms).
+            state = self
+                .shared
+                .wake
+                .wait_timeout(state, Duration::from_millis(1))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        drop(state);
+        EpisodeDir::new(&self.shared.image)
     }
 
-    /// Removes a finished episode directory on a background thread.
+    /// Gives a finished episode directory back, to be restored and reused.
     pub fn discard(&self, dir: EpisodeDir) {
-        let mut discards = self.discards.lock().unwrap_or_else(|e| e.into_inner());
-        discards.retain(|h| !h.is_finished());
-        match std::thread::Builder::new()
-            .name("episode-discard".into())
-            .spawn(move || drop(dir))
-        {
-            Ok(h) => discards.push(h),
-            Err(e) => tracing::warn!("could not start a cleanup thread: {e}"),
+        if dir.is_tainted() || self.worker.is_none() {
+            drop(dir);
+            return;
         }
+        self.shared.lock().used.push(dir);
+        self.shared.wake.notify_all();
     }
 }
 
 impl Drop for EpisodePool {
     fn drop(&mut self) {
-        for h in self
-            .next
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-        {
-            let _ = h.join();
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_all();
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
         }
-        for h in self
-            .discards
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-        {
-            let _ = h.join();
-        }
+        let mut state = self.shared.lock();
+        state.ready.clear();
+        state.used.clear();
     }
 }
 

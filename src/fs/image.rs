@@ -268,38 +268,16 @@ impl TreeImage {
     /// without following them). Directory modes and mtimes are applied last, children first, so
     /// creating children neither bumps a parent's mtime nor trips over a read-only parent.
     pub fn materialize(&self, dest: &Dir) -> Result<()> {
-        // `set_times_nofollow` wants a std `File` for the root; one dup per call is negligible.
-        let root = dest.try_clone().map_err(Error::PlainIo)?.into_std_file();
+        let root = root_file(dest)?;
         let mut dirs = Vec::new();
         for (path, entry) in &self.entries {
-            match &entry.kind {
-                EntryKind::Dir => {
-                    match dest.create_dir(path) {
-                        Ok(()) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                        Err(e) => return Err(ctx(path)(e)),
-                    }
-                    dirs.push((path.as_str(), entry));
-                }
-                EntryKind::File(bytes) => {
-                    let mut file = dest.create(path).map_err(ctx(path))?.into_std();
-                    file.write_all(bytes).map_err(ctx(path))?;
-                    file.set_permissions(std::fs::Permissions::from_mode(entry.mode))
-                        .map_err(ctx(path))?;
-                    let t = system_time(entry.mtime);
-                    file.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
-                        .map_err(ctx(path))?;
-                }
-                EntryKind::Symlink(target) => {
-                    dest.symlink_contents(target, path).map_err(ctx(path))?;
-                    set_times_nofollow(&root, path, entry.mtime).map_err(ctx(path))?;
-                }
+            write_entry(dest, &root, path, entry)?;
+            if entry.is_dir() {
+                dirs.push((path.as_str(), entry));
             }
         }
         for (path, entry) in dirs.into_iter().rev() {
-            dest.set_permissions(path, cap_permissions(entry.mode))
-                .map_err(ctx(path))?;
-            set_times_nofollow(&root, path, entry.mtime).map_err(ctx(path))?;
+            finish_dir(dest, &root, path, entry)?;
         }
         Ok(())
     }
@@ -315,17 +293,71 @@ impl TreeImage {
     }
 }
 
+/// A std `File` for `dest`, which `set_times_nofollow` wants as its root; one dup per call.
+pub(crate) fn root_file(dest: &Dir) -> Result<std::fs::File> {
+    Ok(dest.try_clone().map_err(Error::PlainIo)?.into_std_file())
+}
+
+/// Writes one entry at `path` (its parent must exist): a file (bytes, exact mode bits, mtime =
+/// atime = the recorded mtime), a symlink (verbatim target, mtime set without following it) or
+/// a directory (created if missing; its mode and times are [`finish_dir`]'s job, after its
+/// children, so creating them neither bumps its mtime nor trips over a read-only mode).
+pub(crate) fn write_entry(
+    dest: &Dir,
+    root: &std::fs::File,
+    path: &str,
+    entry: &Entry,
+) -> Result<()> {
+    match &entry.kind {
+        EntryKind::Dir => match dest.create_dir(path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(ctx(path)(e)),
+        },
+        EntryKind::File(bytes) => {
+            let mut file = dest.create(path).map_err(ctx(path))?.into_std();
+            file.write_all(bytes).map_err(ctx(path))?;
+            file.set_permissions(std::fs::Permissions::from_mode(entry.mode))
+                .map_err(ctx(path))?;
+            let t = system_time(entry.mtime);
+            file.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
+                .map_err(ctx(path))?;
+        }
+        EntryKind::Symlink(target) => {
+            dest.symlink_contents(target, path).map_err(ctx(path))?;
+            set_times_nofollow(root, path, entry.mtime).map_err(ctx(path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives a directory written by [`write_entry`] its recorded mode and times.
+pub(crate) fn finish_dir(
+    dest: &Dir,
+    root: &std::fs::File,
+    path: &str,
+    entry: &Entry,
+) -> Result<()> {
+    dest.set_permissions(path, cap_permissions(entry.mode))
+        .map_err(ctx(path))?;
+    set_times_nofollow(root, path, entry.mtime).map_err(ctx(path))
+}
+
 /// cap-std's own `Permissions` (the std one cannot be passed to a `Dir`).
 pub(crate) fn cap_permissions(mode: u32) -> cap_std::fs::Permissions {
     <cap_std::fs::Permissions as cap_std::fs::PermissionsExt>::from_mode(mode)
 }
 
 /// Maps an I/O error on an episode path to a crate error naming that path.
-fn ctx(path: &str) -> impl FnOnce(std::io::Error) -> Error + '_ {
+pub(crate) fn ctx(path: &str) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |e| Error::io(format!("<episode>/{path}"), e)
 }
 
-fn set_times_nofollow(root: &std::fs::File, path: &str, mtime: i64) -> std::io::Result<()> {
+pub(crate) fn set_times_nofollow(
+    root: &std::fs::File,
+    path: &str,
+    mtime: i64,
+) -> std::io::Result<()> {
     let t = cap_primitives::time::SystemTime::from_std(system_time(mtime));
     cap_primitives::fs::set_times_nofollow(
         root,

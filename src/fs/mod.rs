@@ -15,6 +15,7 @@ pub mod hash;
 pub mod host;
 pub mod image;
 pub mod links;
+pub mod reuse;
 pub mod snapshot;
 pub mod status;
 

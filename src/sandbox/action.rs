@@ -100,7 +100,10 @@ impl ActionState {
         Some(handle.join().unwrap_or(process::status::ABORTED))
     }
 
-    fn join_all(&self, deadline: Instant) {
+    /// Joins every guest thread of the action, waiting until `deadline`; false when one is
+    /// still running then (it is left detached).
+    fn join_all(&self, deadline: Instant) -> bool {
+        let mut all_ended = true;
         loop {
             let handles: Vec<_> = self
                 .children
@@ -110,7 +113,7 @@ impl ActionState {
                 .map(|(_, h)| h)
                 .collect();
             if handles.is_empty() {
-                return;
+                return all_ended;
             }
             for h in handles {
                 while !h.is_finished() && Instant::now() < deadline {
@@ -120,10 +123,11 @@ impl ActionState {
                     let _ = h.join();
                 } else {
                     tracing::warn!("a guest thread outlived its action; leaving it detached");
+                    all_ended = false;
                 }
             }
             if Instant::now() >= deadline {
-                return;
+                return all_ended;
             }
         }
     }
@@ -145,6 +149,9 @@ pub struct RunOutcome {
     pub processes: u32,
     /// What the root wrote to its report handle (handle 3), when asked for.
     pub report: Option<Vec<u8>>,
+    /// A guest thread did not end within the grace period after the action and was left
+    /// running detached: it may still write into the episode's files.
+    pub left_running: bool,
 }
 
 /// How an action ended.
@@ -280,7 +287,7 @@ pub(crate) fn run_action(
     // Background jobs and anything still running end with the action.
     action.cancel();
     let grace = Instant::now() + GRACE;
-    action.join_all(grace);
+    let all_ended = action.join_all(grace);
     let _ = feeder.join();
     while !drainer.is_finished() && Instant::now() < grace {
         std::thread::sleep(Duration::from_millis(1));
@@ -301,5 +308,6 @@ pub(crate) fn run_action(
         status,
         processes: action.started.load(Ordering::SeqCst),
         report,
+        left_running: !all_ended,
     })
 }

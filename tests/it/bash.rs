@@ -200,3 +200,32 @@ fn absolute_symlinks_are_created_and_listed_but_not_followed_outside() {
     ep.step("readlink /project/abs; stat -c %N /project/abs")
         .observes_containing("'/project/abs' -> '/project/data'");
 }
+
+/// Episode directories are reused (restored path by path): whatever one episode did, the next
+/// ones see the tree as it was, listing for listing, with the same times and modes.
+#[test]
+fn nothing_carries_over_to_the_next_episode() {
+    let mut ep = TestEpisode::fixture(0);
+    let look = "ls -laR --time-style=+%s / 2>&1 | grep -v ' \\.\\.\\?$'; \
+                find / -newer /etc/hostname | sort; md5sum $(find /project -type f | sort)";
+    let before = ep.step(look).output().to_string();
+    assert!(
+        before.lines().count() > 100 && before.contains("project/README.md"),
+        "{before}"
+    );
+    // Shortly after reset, then again after a few episodes have cycled through the pool.
+    for round in 0..4 {
+        ep.step(
+            "echo gone > project/README.md; rm -rf project/data; mkdir -p new/deep; \
+             touch -d 2001-01-01 project/notes.txt; chmod 000 project/docs; ln -s / project/up; \
+             echo x >> /etc/hostname; mv project/src project/src2; chmod 700 /",
+        );
+        ep.submit();
+        ep.env.reset(0).expect("reset");
+        let after = ep.step(look).output().to_string();
+        assert_eq!(
+            after, before,
+            "round {round}: the previous episode left traces"
+        );
+    }
+}
