@@ -1,6 +1,7 @@
 //! Command-line interface: what the user typed (clap) turned into library calls. Nothing below
 //! this module knows about clap.
 
+mod download;
 mod run;
 mod shell;
 mod sql;
@@ -29,6 +30,24 @@ pub enum Command {
     /// Re-run the actions of upstream log files (each followed by a submit, as upstream's
     /// harness did) and compare every turn's reward with the logged one.
     Replay(ReplayArgs),
+    /// Fetch the public data (upstream's task files and logs, Spider dev, MBPP) into the data
+    /// directory, each file checked against its pinned git blob id.
+    Download(DownloadArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DownloadArgs {
+    /// Where to put it; default `$INTERCODE_DATA_DIR`, else `../shared` (where every other
+    /// command looks).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Only these groups, comma-separated: bash, sql, python, logs.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Serve the raw files from here instead of https://raw.githubusercontent.com
+    /// (`BASE/owner/repo/commit/path`): a mirror or a proxy.
+    #[arg(long)]
+    pub base_url: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -88,11 +107,16 @@ pub struct TaskSource {
 
 impl TaskSource {
     pub fn data_dir(&self) -> PathBuf {
-        self.data_dir
-            .clone()
-            .or_else(|| std::env::var_os("INTERCODE_DATA_DIR").map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("../shared"))
+        data_dir_or_default(self.data_dir.as_ref())
     }
+}
+
+/// `--data-dir`, else `$INTERCODE_DATA_DIR`, else `../shared`.
+pub fn data_dir_or_default(given: Option<&PathBuf>) -> PathBuf {
+    given
+        .cloned()
+        .or_else(|| std::env::var_os("INTERCODE_DATA_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("../shared"))
 }
 
 #[derive(Debug, Args)]
@@ -128,6 +152,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Shell(args) => shell::shell(args),
         Command::Replay(args) => sql::replay(args),
+        Command::Download(args) => download::download(args),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Tasks and trajectories: upstream's task files, our embedded fixtures, and the JSON Lines
 //! records of finished episodes.
 
+pub mod download;
 pub mod fixtures;
 pub mod mbpp;
 pub mod nl2bash;

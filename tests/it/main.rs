@@ -2,6 +2,7 @@
 
 mod bash;
 mod differential;
+mod download;
 mod harness;
 mod python;
 mod sql;

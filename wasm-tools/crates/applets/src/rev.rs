@@ -3,7 +3,8 @@
 //! Lines are reversed character by character when they are valid UTF-8 and byte by byte
 //! otherwise. Difference from upstream: util-linux `rev` in the C locale rejects bytes ≥ 0x80
 //! ("Invalid or incomplete multibyte or wide character"); reversing them is more useful and
-//! ASCII input, what the tasks use, is unaffected.
+//! ASCII input, what the tasks use, is unaffected. Like util-linux, a NUL byte cuts its line
+//! short and the next line continues it (`ab\0cd\nef\n` prints `feba`).
 
 use crate::common::io::{prog, run_main, write_failed};
 use crate::common::{Io, sys};
@@ -23,19 +24,38 @@ fn reverse(line: &[u8]) -> Vec<u8> {
 
 fn rev_stream(r: &mut dyn Read, out: &mut dyn Write) -> std::io::Result<()> {
     let mut r = BufReader::new(r);
+    let mut chunk = Vec::new();
     let mut line = Vec::new();
     loop {
-        line.clear();
-        if r.read_until(b'\n', &mut line)? == 0 {
-            return Ok(());
+        chunk.clear();
+        let eof = r.read_until(b'\n', &mut chunk)? == 0;
+        // util-linux reads lines as C wide strings: a NUL cuts its line there (newline
+        // included), so the next line is read onto the end of what came before the NUL; a line
+        // that is empty that way prints nothing at all.
+        if let Some(nul) = chunk.iter().position(|&b| b == 0) {
+            chunk.truncate(nul);
+        }
+        line.extend_from_slice(&chunk);
+        if line.is_empty() {
+            if eof {
+                return Ok(());
+            }
+            continue;
         }
         let nl = line.last() == Some(&b'\n');
+        if !nl && !eof {
+            continue;
+        }
         if nl {
             line.pop();
         }
         out.write_all(&reverse(&line))?;
         if nl {
             out.write_all(b"\n")?;
+        }
+        line.clear();
+        if eof {
+            return Ok(());
         }
     }
 }

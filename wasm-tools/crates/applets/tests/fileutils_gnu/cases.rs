@@ -14,6 +14,7 @@ pub fn cases() -> Vec<Case> {
     v.extend(diff_cases());
     v.extend(cmp_cases());
     v.extend(more_cases());
+    v.extend(rev_cases());
     v
 }
 
@@ -516,5 +517,19 @@ fn ln_cases() -> Vec<Case> {
         c("ln/fs3-gold-53", "ln", &["workspace/dir1", "-s", "."])
             .fs(3)
             .mutates(),
+    ]
+}
+
+fn rev_cases() -> Vec<Case> {
+    vec![
+        c("rev/lines", "rev", &["a"]).pair(b"abc\nhello world\n\nx", b""),
+        c("rev/two-files", "rev", &["a", "b"]).pair(b"12\n", b"34\n"),
+        // A NUL ends its line, newline included (util-linux reads C wide strings).
+        c("rev/nul-inside", "rev", &["a"]).pair(b"ab\0cd\nef\n", b""),
+        c("rev/nul-first", "rev", &["a"]).pair(b"\0\0\0\nxy\n\0", b""),
+        c("rev/nul-only", "rev", &["a"]).pair(&[0u8; 64], b""),
+        c("rev/nul-then-eof", "rev", &["a"]).pair(b"xy\0", b""),
+        c("rev/nul-chain", "rev", &["a"]).pair(b"ab\0\n\0\0\ncd\nlast\0x", b""),
+        c("rev/missing", "rev", &["nope"]),
     ]
 }
