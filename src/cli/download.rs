@@ -25,6 +25,26 @@ pub fn download(args: DownloadArgs) -> anyhow::Result<ExitCode> {
         };
         let _ = out.flush();
     })?;
+    let mut failed_trees = 0;
+    if options.groups.is_empty() || options.groups.iter().any(|g| g == "bash") {
+        use intercode::data::fs_build::{TreeBuild, build_upstream_trees};
+        for (dest, outcome) in build_upstream_trees(&dir) {
+            match outcome {
+                TreeBuild::Present => println!("present     {dest}"),
+                TreeBuild::Built(n) => {
+                    println!("built       {dest} ({n} paths, from its setup script)")
+                }
+                TreeBuild::NoScript => {
+                    failed_trees += 1;
+                    println!("FAILED      {dest}: its setup script is missing")
+                }
+                TreeBuild::Failed(why) => {
+                    failed_trees += 1;
+                    println!("FAILED      {dest}: {why}")
+                }
+            }
+        }
+    }
     let failed = report
         .iter()
         .filter(|(_, f)| matches!(f, Fetched::Failed(_)))
@@ -38,7 +58,7 @@ pub fn download(args: DownloadArgs) -> anyhow::Result<ExitCode> {
         report.len(),
         report.len() - fetched - failed
     );
-    Ok(if failed > 0 {
+    Ok(if failed + failed_trees > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -8,8 +8,9 @@
 //! behind, and a second run fetches only what is missing or wrong. One failure does not stop
 //! the others: the report lists each.
 //!
-//! Not downloadable: the bash file trees (`filesystems/fs_N.effective.tar.gz`). Upstream builds
-//! them inside Docker with its setup scripts; no public copy of the built trees exists.
+//! The bash file trees (`filesystems/fs_N.effective.tar.gz`) have no public copy: upstream
+//! builds them inside Docker with its setup scripts. The `bash` group fetches those scripts
+//! and [`crate::data::fs_build`] builds the trees from them in our sandbox.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -192,7 +193,7 @@ fn fetch_one(
 }
 
 /// Writes through a temporary file in the same directory, renamed into place.
-fn write_atomically(dest: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(dest: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = dest
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);

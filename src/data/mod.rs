@@ -3,6 +3,7 @@
 
 pub mod download;
 pub mod fixtures;
+pub mod fs_build;
 pub mod mbpp;
 pub mod nl2bash;
 pub mod spider;

@@ -282,6 +282,41 @@ impl TreeImage {
         Ok(())
     }
 
+    /// The image as a `.tar.gz` of the shape `fs_N.effective.tar.gz` has (GNU format, owner
+    /// 0:0, directories as `name/`, paths in order); [`TreeImage::from_tar_gz`] reads it back.
+    /// Times before 1970 become 0 (tar headers cannot hold them).
+    pub fn to_tar_gz(&self) -> Result<Vec<u8>> {
+        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let mut builder = tar::Builder::new(gz);
+        for (path, entry) in &self.entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_mode(entry.mode);
+            header.set_uid(0);
+            header.set_gid(0);
+            header.set_mtime(u64::try_from(entry.mtime).unwrap_or(0));
+            let written = match &entry.kind {
+                EntryKind::Dir => {
+                    header.set_entry_type(tar::EntryType::Directory);
+                    header.set_size(0);
+                    builder.append_data(&mut header, format!("{path}/"), std::io::empty())
+                }
+                EntryKind::File(bytes) => {
+                    header.set_entry_type(tar::EntryType::Regular);
+                    header.set_size(bytes.len() as u64);
+                    builder.append_data(&mut header, path, bytes.as_slice())
+                }
+                EntryKind::Symlink(target) => {
+                    header.set_entry_type(tar::EntryType::Symlink);
+                    header.set_size(0);
+                    builder.append_link(&mut header, path, target)
+                }
+            };
+            written.map_err(ctx(path))?;
+        }
+        let gz = builder.into_inner().map_err(Error::PlainIo)?;
+        gz.finish().map_err(Error::PlainIo)
+    }
+
     fn remove_below(&mut self, path: &str) {
         // Descendants of `p` are exactly the keys in ["p/", "p0"): '0' is the byte after '/'.
         let lo = format!("{path}/");
@@ -555,6 +590,27 @@ mod tests {
             &Entry::file(b"new\n".to_vec(), 0o600, 2)
         );
         assert!(base.get("keep").is_some());
+    }
+
+    #[test]
+    fn written_archives_read_back_identically() {
+        let mut img = TreeImage::empty();
+        img.insert("d", Entry::dir(0o750, 100)).unwrap();
+        img.insert("d/x.sh", Entry::file(b"abc".to_vec(), 0o755, 101))
+            .unwrap();
+        img.insert("d/l", Entry::symlink("/etc/hosts", 102))
+            .unwrap();
+        let long = format!("d/{}.txt", "n".repeat(150));
+        img.insert(&long, Entry::file(b"z".to_vec(), 0o400, 103))
+            .unwrap();
+        img.insert(".placeholder", Entry::file(Vec::new(), 0o644, 104))
+            .unwrap();
+        let back = TreeImage::from_tar_gz(&img.to_tar_gz().unwrap()).unwrap();
+        assert_eq!(back, img);
+        assert_eq!(
+            TreeImage::from_tar_gz(&TreeImage::empty().to_tar_gz().unwrap()).unwrap(),
+            TreeImage::empty()
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 mod bash;
 mod differential;
 mod download;
+mod fs_build;
 mod harness;
 mod python;
 mod sql;

@@ -10,6 +10,7 @@ pub mod awk;
 pub mod chmod;
 pub mod cmp;
 pub mod column;
+pub mod dd;
 pub mod diff;
 pub mod du;
 pub mod file;
@@ -51,6 +52,7 @@ applets! {
     "chmod" => chmod::main,
     "cmp" => cmp::main,
     "column" => column::main,
+    "dd" => dd::main,
     "diff" => diff::main,
     "du" => du::main,
     "egrep" => grep::egrep_main,

@@ -1220,9 +1220,7 @@ fn echo_escapes(s: &str) -> (String, bool) {
                         None => break,
                     }
                 }
-                if let Some(c) = char::from_u32(v) {
-                    out.push(c);
-                }
+                out.push(crate::state::raw_byte((v & 0xff) as u8));
             }
             Some('x') => {
                 let mut v = 0u32;
@@ -1239,8 +1237,8 @@ fn echo_escapes(s: &str) -> (String, bool) {
                 }
                 if n == 0 {
                     out.push_str("\\x");
-                } else if let Some(c) = char::from_u32(v) {
-                    out.push(c);
+                } else {
+                    out.push(crate::state::raw_byte(v as u8));
                 }
             }
             Some(o) => {
@@ -1276,5 +1274,11 @@ mod tests {
     fn echo_e() {
         assert_eq!(echo_escapes(r"a\tb\n"), ("a\tb\n".to_string(), false));
         assert_eq!(echo_escapes(r"x\cy"), ("x".to_string(), true));
+        // Bytes above 0x7f are bytes, not code points.
+        let (text, _) = echo_escapes(r"\x7f\x80\xff\0377A");
+        assert_eq!(
+            crate::state::output_bytes(&text).as_ref(),
+            b"\x7f\x80\xff\xffA"
+        );
     }
 }

@@ -386,7 +386,7 @@ fn escape(rest: &[char], in_b: bool) -> (String, usize, bool) {
             }
             let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
             (
-                char::from_u32(v).map(String::from).unwrap_or_default(),
+                crate::state::raw_byte(v as u8).to_string(),
                 1 + digits.len(),
                 false,
             )
@@ -402,7 +402,7 @@ fn escape(rest: &[char], in_b: bool) -> (String, usize, bool) {
             let v =
                 u32::from_str_radix(if digits.is_empty() { "0" } else { &digits }, 8).unwrap_or(0);
             (
-                char::from_u32(v).map(String::from).unwrap_or_default(),
+                crate::state::raw_byte((v & 0xff) as u8).to_string(),
                 skip + digits.len(),
                 false,
             )

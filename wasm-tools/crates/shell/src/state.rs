@@ -319,11 +319,11 @@ impl Shell {
     }
 
     pub fn out(&self, s: &str) -> bool {
-        self.write_fd(1, s.as_bytes())
+        self.write_fd(1, &output_bytes(s))
     }
 
     pub fn err(&self, s: &str) {
-        self.write_fd(2, s.as_bytes());
+        self.write_fd(2, &output_bytes(s));
     }
 
     /// `bash: line 3: message` — the prefix bash uses for errors in `-c` scripts.
@@ -387,4 +387,35 @@ mod tests {
         sh.locals.pop();
         assert_eq!(sh.get_scalar("x").as_deref(), Some("g"));
     }
+}
+
+/// Where [`raw_byte`] puts bytes 0x80–0xFF among chars (a private-use block no text uses).
+const RAW_BYTE_BASE: u32 = 0xF780;
+
+/// A byte that is not UTF-8 on its own (`echo -e '\x80'`, `printf '\200'`), carried in the
+/// shell's `String`s as a private-use char until [`output_bytes`] writes it out as that byte.
+pub fn raw_byte(b: u8) -> char {
+    if b < 0x80 {
+        char::from(b)
+    } else {
+        char::from_u32(RAW_BYTE_BASE + u32::from(b - 0x80)).unwrap_or(char::REPLACEMENT_CHARACTER)
+    }
+}
+
+/// The bytes a builtin writes for `s`: UTF-8, except chars made by [`raw_byte`].
+pub fn output_bytes(s: &str) -> std::borrow::Cow<'_, [u8]> {
+    let is_raw = |c: char| (RAW_BYTE_BASE..RAW_BYTE_BASE + 0x80).contains(&u32::from(c));
+    if !s.chars().any(is_raw) {
+        return std::borrow::Cow::Borrowed(s.as_bytes());
+    }
+    let mut out = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        if is_raw(c) {
+            out.push(0x80 + (u32::from(c) - RAW_BYTE_BASE) as u8);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }

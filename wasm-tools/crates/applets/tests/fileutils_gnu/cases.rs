@@ -15,6 +15,7 @@ pub fn cases() -> Vec<Case> {
     v.extend(cmp_cases());
     v.extend(more_cases());
     v.extend(rev_cases());
+    v.extend(dd_cases());
     v
 }
 
@@ -531,5 +532,66 @@ fn rev_cases() -> Vec<Case> {
         c("rev/nul-then-eof", "rev", &["a"]).pair(b"xy\0", b""),
         c("rev/nul-chain", "rev", &["a"]).pair(b"ab\0\n\0\0\ncd\nlast\0x", b""),
         c("rev/missing", "rev", &["nope"]),
+    ]
+}
+
+fn dd_cases() -> Vec<Case> {
+    // status=noxfer: GNU's last statistics line carries the time taken.
+    vec![
+        c(
+            "dd/skip-count",
+            "dd",
+            &["if=a", "bs=1", "skip=2", "count=3", "status=noxfer"],
+        )
+        .pair(b"abcdef", b""),
+        c(
+            "dd/reblock",
+            "dd",
+            &["if=a", "ibs=3", "obs=2", "status=noxfer"],
+        )
+        .pair(b"abcdefgh", b""),
+        c(
+            "dd/sync",
+            "dd",
+            &["if=a", "bs=4", "conv=sync", "status=noxfer"],
+        )
+        .pair(b"abcdef", b""),
+        c("dd/quiet", "dd", &["if=a", "status=none"]).pair(b"hello\n", b""),
+        c(
+            "dd/seek-notrunc",
+            "dd",
+            &[
+                "if=a",
+                "of=b",
+                "bs=1",
+                "seek=2",
+                "conv=notrunc",
+                "status=noxfer",
+            ],
+        )
+        .pair(b"XY", b"abcdef")
+        .mutates(),
+        c(
+            "dd/seek-trunc",
+            "dd",
+            &["if=a", "of=b", "bs=1", "seek=2", "status=noxfer"],
+        )
+        .pair(b"XY", b"abcdef")
+        .mutates(),
+        c(
+            "dd/zero",
+            "dd",
+            &["if=/dev/zero", "of=z", "bs=2K", "count=2", "status=noxfer"],
+        )
+        .mutates(),
+        c(
+            "dd/zero-1k",
+            "dd",
+            &["if=/dev/zero", "of=z", "bs=1K", "count=2", "status=noxfer"],
+        )
+        .mutates(),
+        c("dd/bad-operand", "dd", &["foo=1"]),
+        c("dd/bad-number", "dd", &["bs=x"]),
+        c("dd/missing", "dd", &["if=nope", "status=noxfer"]),
     ]
 }
