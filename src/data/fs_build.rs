@@ -14,30 +14,9 @@ use std::time::Duration;
 use crate::data::task::BashTaskSet;
 use crate::env::bash::{BashEnv, BashOptions};
 use crate::fs::EpisodeDir;
+use crate::fs::base_system::IGNORED_NAMES;
 use crate::fs::image::{Entry, TreeImage};
 use crate::{Error, Result};
-
-/// Top-level names upstream's `docker.gitignore` ignores (the Ubuntu system), so neither the
-/// commit nor `git clean` ever touch them, and the tree leaves them out.
-pub const IGNORED_TOP_LEVEL: &[&str] = &[
-    "bin",
-    "boot",
-    "dev",
-    "etc",
-    "home",
-    "lib",
-    "media",
-    "opt",
-    "proc",
-    "root",
-    "run",
-    "sbin",
-    "srv",
-    "sys",
-    "usr",
-    "var",
-    ".dockerenv",
-];
 
 /// The setup script's run: the tree it left and what it printed.
 pub struct BuiltTree {
@@ -130,9 +109,12 @@ pub fn build_upstream_trees(data_dir: &std::path::Path) -> Vec<(String, TreeBuil
 /// What git would keep of `all` at `/`: paths outside the ignored system directories (and not
 /// the setup script), directories only when something is kept below them.
 pub fn effective(all: &TreeImage, script_name: &str) -> TreeImage {
+    // At the top level the names upstream's `.gitignore` lists are the Ubuntu system (our base
+    // system here), not task data. Deeper down git ignores them too, but `git clean -fd`
+    // leaves ignored files alone, so they stay.
     let kept_top = |path: &str| {
         let top = path.split('/').next().unwrap_or(path);
-        !IGNORED_TOP_LEVEL.contains(&top) && path != script_name
+        !IGNORED_NAMES.contains(&top) && path != script_name
     };
     let files: Vec<(&str, &Entry)> = all
         .iter()
