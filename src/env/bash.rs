@@ -18,7 +18,7 @@ use crate::data::trajectory::TurnRecord;
 use crate::fs::episode::EpisodePool;
 use crate::fs::{EpisodeDir, Snapshot, TreeImage};
 use crate::reward::bash as reward;
-use crate::sandbox::{Limits, PinnedClock, RunOutcome, RunRequest, RunStatus, Sandbox};
+use crate::sandbox::{Limits, PinnedClock, RunOutcome, RunRequest, RunStatus, Sandbox, Watch};
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -45,6 +45,12 @@ pub struct BashOptions {
     /// Keep variables and functions between actions (upstream: a fresh shell per action).
     pub persistent: bool,
     pub quoting: Quoting,
+    /// Bytes the episode's files may take (base system and task tree included, ~100 KB).
+    /// Episode trees live in memory (tmpfs), so `yes > f` must not fill the machine's RAM
+    /// for 10 s; 256 MiB is far above what any task writes. Checked while an action runs
+    /// (every 10 ms or more), so a fast writer overshoots by what it writes meanwhile; an
+    /// action that grows the tree past the limit is stopped, one that shrinks it is not.
+    pub disk_bytes: u64,
 }
 
 impl Default for BashOptions {
@@ -55,8 +61,32 @@ impl Default for BashOptions {
             clock: None,
             persistent: false,
             quoting: Quoting::Faithful,
+            disk_bytes: 256 << 20,
         }
     }
+}
+
+/// Stops an action that grows the episode's tree past `limit` bytes. The first check only
+/// notes the size (an action may start over the limit and be the one cleaning up); later
+/// ones stop the action when the tree is over the limit and bigger than at that first check.
+fn disk_watch(root: cap_std::fs::Dir, limit: u64) -> Watch {
+    let first = std::sync::Mutex::new(None::<u64>);
+    Watch(std::sync::Arc::new(move || {
+        let mut first = first.lock().unwrap_or_else(|e| e.into_inner());
+        let used = crate::fs::usage::tree_bytes(&root, first.unwrap_or(u64::MAX).max(limit));
+        match *first {
+            None => {
+                *first = Some(used);
+                None
+            }
+            Some(at_first) if used > limit && used > at_first => Some(format!(
+                "intercode: the episode's files passed the disk limit of {} MiB; the command \
+                 was stopped",
+                limit >> 20
+            )),
+            Some(_) => None,
+        }
+    }))
 }
 
 /// Upstream's environment (`docker exec` as root in Ubuntu, no TTY).
@@ -195,6 +225,10 @@ impl BashEnv {
                 cwd: cwd.to_string(),
                 stdin: None,
                 report: true,
+                watch: Some(disk_watch(
+                    dir.dir().try_clone().map_err(crate::Error::PlainIo)?,
+                    self.options.disk_bytes,
+                )),
             },
             &limits,
         )?;
@@ -284,6 +318,16 @@ fn to_result(out: RunOutcome) -> CommandResult {
             cwd,
             prelude,
         },
+        RunStatus::Stopped(reason) => CommandResult {
+            observation: if observation.is_empty() || observation.ends_with('\n') {
+                format!("{observation}{reason}")
+            } else {
+                format!("{observation}\n{reason}")
+            },
+            exit_status: None,
+            cwd: None,
+            prelude: None,
+        },
         RunStatus::TimedOut => CommandResult {
             // Upstream's exact observation on timeout.
             observation: "Command timed out".into(),
@@ -317,6 +361,7 @@ fn applet_names(sandbox: &Sandbox) -> crate::Result<Vec<String>> {
             cwd: "/".into(),
             stdin: None,
             report: false,
+            watch: None,
         },
         &Limits::default(),
     )?;

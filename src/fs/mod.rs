@@ -18,6 +18,7 @@ pub mod links;
 pub mod reuse;
 pub mod snapshot;
 pub mod status;
+pub mod usage;
 
 pub use episode::EpisodeDir;
 pub use image::TreeImage;

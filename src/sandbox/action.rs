@@ -155,17 +155,19 @@ pub struct RunOutcome {
 }
 
 /// How an action ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RunStatus {
     Exited(i32),
     TimedOut,
+    /// The request's [`Watch`] stopped it, for this reason.
+    Stopped(String),
 }
 
 impl RunOutcome {
     pub fn exit_code(&self) -> Option<i32> {
         match self.status {
             RunStatus::Exited(c) => Some(c),
-            RunStatus::TimedOut => None,
+            RunStatus::TimedOut | RunStatus::Stopped(_) => None,
         }
     }
 }
@@ -181,6 +183,56 @@ pub struct RunRequest {
     /// Give the root a report pipe as handle 3 (the shell writes its final cwd and state
     /// there when `INTERCODE_REPORT_HANDLE=3` is in its environment).
     pub report: bool,
+    /// Asked every [`WATCH_EVERY`] while the action runs; a reason stops the action
+    /// ([`RunStatus::Stopped`]). The bash env watches the episode's disk use with it.
+    pub watch: Option<Watch>,
+}
+
+/// A check run while an action runs (see [`RunRequest::watch`]).
+#[derive(Clone)]
+pub struct Watch(pub Arc<dyn Fn() -> Option<String> + Send + Sync>);
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watch(..)")
+    }
+}
+
+/// How often a [`Watch`] is asked (at least; a slow check is asked less often). Short
+/// actions end before it is asked at all.
+pub const WATCH_EVERY: Duration = Duration::from_millis(10);
+
+/// Waits for the root's exit code until the timeout, asking the watch now and then.
+fn wait_for_root(
+    rx: &std::sync::mpsc::Receiver<i32>,
+    timeout: Duration,
+    watch: Option<&Watch>,
+) -> RunStatus {
+    let deadline = Instant::now() + timeout;
+    let mut every = WATCH_EVERY;
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return RunStatus::TimedOut;
+        }
+        let wait = match watch {
+            Some(_) => every.min(deadline - now),
+            None => deadline - now,
+        };
+        match rx.recv_timeout(wait) {
+            Ok(code) => return RunStatus::Exited(code),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return RunStatus::TimedOut,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if let Some(w) = watch {
+            let asked = Instant::now();
+            if let Some(reason) = (w.0)() {
+                return RunStatus::Stopped(reason);
+            }
+            // Keep the check under ~20% of the time, however big the tree grows.
+            every = WATCH_EVERY.max(asked.elapsed() * 4);
+        }
+    }
 }
 
 fn pipe_files() -> std::io::Result<(File, File)> {
@@ -280,10 +332,7 @@ pub(crate) fn run_action(
     action.spawn_notify(shared, spec, Some(tx)).map_err(|_| {
         crate::Error::Runtime("could not start the root process of the action".into())
     })?;
-    let status = match rx.recv_timeout(limits.timeout) {
-        Ok(code) => RunStatus::Exited(code),
-        Err(_) => RunStatus::TimedOut,
-    };
+    let status = wait_for_root(&rx, limits.timeout, req.watch.as_ref());
     // Background jobs and anything still running end with the action.
     action.cancel();
     let grace = Instant::now() + GRACE;
@@ -299,7 +348,7 @@ pub(crate) fn run_action(
     }
     let c = std::mem::take(&mut *captured.lock().unwrap_or_else(|e| e.into_inner()));
     let report = match report_reader {
-        Some(h) if h.is_finished() || status != RunStatus::TimedOut => h.join().ok(),
+        Some(h) if h.is_finished() || matches!(status, RunStatus::Exited(_)) => h.join().ok(),
         _ => None,
     };
     Ok(RunOutcome {

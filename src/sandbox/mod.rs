@@ -16,7 +16,7 @@
 //! let root = cap_std::fs::Dir::open_ambient_dir(dir.path(), cap_std::ambient_authority())?;
 //! let out = sandbox.run(dir.path(), &root, None, &RunRequest {
 //!     argv: vec!["sh".into(), "-c".into(), "echo hi | wc -c".into()],
-//!     env: vec![], cwd: "/".into(), stdin: None, report: false,
+//!     env: vec![], cwd: "/".into(), stdin: None, report: false, watch: None,
 //! }, &Limits::default())?;
 //! assert_eq!(out.output, b"3\n");
 //! # Ok(()) }
@@ -32,7 +32,7 @@ mod process;
 pub mod repl;
 mod stdio;
 
-pub use action::{RunOutcome, RunRequest, RunStatus};
+pub use action::{RunOutcome, RunRequest, RunStatus, WATCH_EVERY, Watch};
 pub use clock::PinnedClock;
 pub use limits::Limits;
 

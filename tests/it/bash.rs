@@ -158,6 +158,37 @@ fn fork_bomb_is_contained() {
     ep.step("echo alive").observes("alive\n");
 }
 
+/// `yes > f` and friends fill the episode's (in-memory) tree until the disk limit stops them;
+/// cleaning up afterwards works, and so does the next episode.
+#[test]
+fn disk_floods_are_stopped_at_the_limit() {
+    let options = BashOptions {
+        disk_bytes: 8 << 20,
+        ..BashOptions::default()
+    };
+    let mut ep = TestEpisode::with_options(0, options);
+    let started = std::time::Instant::now();
+    ep.step("yes > /tmp/flood");
+    ep.observes_containing("disk limit of 8 MiB");
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    let size: u64 = ep
+        .step("stat -c %s /tmp/flood")
+        .output()
+        .trim()
+        .parse()
+        .unwrap();
+    // Stopped within a couple of checks of the limit, far below what 10 s of `yes` writes.
+    assert!((8 << 20..64 << 20).contains(&size), "{size} bytes");
+    ep.step("dd if=/dev/zero of=/tmp/more bs=1M count=100");
+    ep.observes_containing("disk limit of 8 MiB");
+    // Over the limit, an action that shrinks the tree runs to its end.
+    ep.step("rm /tmp/flood /tmp/more && echo cleaned")
+        .observes("cleaned\n");
+    ep.step("dd if=/dev/zero of=/tmp/ok bs=1K count=1000 status=none && wc -c < /tmp/ok")
+        .observes("1024000\n");
+}
+
 #[test]
 fn output_floods_are_truncated() {
     let options = BashOptions {
