@@ -19,7 +19,9 @@ pub fn bash_env(source: &TaskSource) -> anyhow::Result<BashEnv> {
                 Some(t) => t.clone(),
                 None => intercode::data::nl2bash::infer_tree_for(path).with_context(|| {
                     format!(
-                        "no file tree given for {}: pass --fs fs_N.effective.tar.gz",
+                        "no file tree given for {}: pass --fs fs_N.effective.tar.gz, or get \
+                         upstream's (built from its setup scripts) with `intercode download \
+                         --only bash`",
                         path.display()
                     )
                 })?,

@@ -242,6 +242,13 @@ impl PoolShared {
                 return;
             }
             let job = if let Some(dir) = state.used.pop() {
+                if state.ready.len() >= READY {
+                    // Enough ready already: delete it rather than restore it.
+                    drop(state);
+                    drop(dir);
+                    state = self.lock();
+                    continue;
+                }
                 Some(Some(dir))
             } else if state.ready.len() < READY {
                 Some(None)

@@ -917,8 +917,9 @@ pub fn ansi_c_unquote(s: &str) -> String {
                 }
                 if n == 0 {
                     out.push_str("\\x");
-                } else if let Some(c) = char::from_u32(v) {
-                    out.push(c);
+                } else {
+                    // A byte, as bash has it (`$'\xff'` is the byte 0xff, not U+00FF).
+                    out.push(crate::state::raw_byte(v as u8));
                 }
             }
             Some(d @ '0'..='7') => {
@@ -932,9 +933,7 @@ pub fn ansi_c_unquote(s: &str) -> String {
                         None => break,
                     }
                 }
-                if let Some(c) = char::from_u32(v) {
-                    out.push(c);
-                }
+                out.push(crate::state::raw_byte((v & 0xff) as u8));
             }
             Some(other) => {
                 out.push('\\');
