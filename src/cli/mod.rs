@@ -135,6 +135,10 @@ pub struct RunArgs {
     /// Also append each episode to this JSON Lines file (kept if the run is interrupted).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Episodes run at once, each worker with its own env (results still print in task
+    /// order). Default 1.
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ use intercode::env::bash::{BashEnv, BashOptions, Quoting};
 use intercode::env::python::{PythonEnv, PythonOptions};
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Builds the bash env for a task source (shared with `intercode shell`).
@@ -59,88 +60,179 @@ pub fn make_env(kind: EnvKind, source: &TaskSource) -> anyhow::Result<Box<dyn En
     }
 }
 
+/// What one episode produced, for the printer: its task index and record (or error).
+type Finished = (usize, Result<EpisodeRecord, String>);
+
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut env = make_env(args.env, &args.source)?;
     let indices = match &args.only {
         Some(spec) => super::parse_indices(spec)?,
         None => (0..env.task_count()).collect(),
     };
-    let mut writer = match &args.out {
+    let writer = match &args.out {
         Some(p) => Some(TrajectoryWriter::open(p)?),
         None => None,
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let (mut total, mut solved, mut errors, mut sum) = (0usize, 0usize, 0usize, 0f64);
-    for index in indices {
-        let mut policy: Box<dyn Policy> = match args.agent {
-            AgentKind::Gold => Box::new(GoldPolicy::default()),
-        };
-        total += 1;
-        let outcome = match agent::run_episode(env.as_mut(), policy.as_mut(), index, 1) {
-            Ok(o) => o,
-            Err(e) => {
-                errors += 1;
-                if args.json {
-                    let v = serde_json::json!({"task_index": index, "error": e.to_string()});
-                    writeln!(out, "{v}")?;
-                } else {
-                    writeln!(out, "{index:>5}  ERROR  {e}")?;
-                }
-                continue;
-            }
-        };
-        let reward = outcome.final_step.reward;
-        sum += reward;
-        if reward == 1.0 {
-            solved += 1;
+    let jobs = args.jobs.clamp(1, indices.len().max(1));
+    // Workers take positions in `indices` from this counter and send what they finish to the
+    // printer, which writes records in task order as soon as they are next in line.
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Finished)>();
+    let summary = std::thread::scope(|scope| -> anyhow::Result<Summary> {
+        let printer = scope.spawn(|| print_in_order(rx, indices.len(), writer, args.json));
+        for _ in 1..jobs {
+            let tx = tx.clone();
+            let (next, indices, args) = (&next, &indices, &args);
+            scope.spawn(move || match make_env(args.env, &args.source) {
+                Ok(mut env) => work(env.as_mut(), args.agent, indices, next, &tx),
+                Err(e) => tracing::warn!("a worker could not build its env: {e:#}"),
+            });
         }
-        let record = EpisodeRecord {
-            env: env.name().to_string(),
-            task_index: index,
-            query: outcome.query.clone(),
-            gold: outcome.gold.clone(),
-            actions: outcome
-                .turns
-                .iter()
-                .map(|(a, s)| TurnRecord {
-                    action: a.clone(),
-                    observation: s.observation.clone(),
-                    exit_status: s
-                        .info
-                        .get("exit_status")
-                        .and_then(|v| v.as_i64())
-                        .map(|v| v as i32),
-                    action_executed: s.action_executed(),
-                })
-                .collect(),
-            reward,
-            info: outcome.final_step.info.clone(),
-        };
-        if let Some(w) = writer.as_mut() {
-            w.append(&record)?;
-        }
-        if args.json {
-            writeln!(out, "{}", serde_json::to_string(&record)?)?;
-        } else {
-            let query: String = outcome.query.chars().take(70).collect();
-            writeln!(out, "{index:>5}  {reward:>5.2}  {query}")?;
-        }
-        out.flush()?;
-    }
-    let mean = if total > 0 { sum / total as f64 } else { 0.0 };
-    let summary = format!(
-        "{} tasks: {} solved (reward 1.0), mean reward {:.3}, {} errors",
-        total, solved, mean, errors
-    );
+        work(env.as_mut(), args.agent, &indices, &next, &tx);
+        drop(tx);
+        printer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the printer thread panicked"))?
+    })?;
+    let text = summary.to_string();
     if args.json {
-        eprintln!("{summary}");
+        eprintln!("{text}");
     } else {
-        writeln!(out, "{summary}")?;
+        println!("{text}");
     }
-    Ok(if errors > 0 {
+    Ok(if summary.errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Runs episodes until the shared counter passes the end of `indices`.
+fn work(
+    env: &mut dyn Env,
+    agent: AgentKind,
+    indices: &[usize],
+    next: &AtomicUsize,
+    tx: &std::sync::mpsc::Sender<(usize, Finished)>,
+) {
+    loop {
+        let position = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&index) = indices.get(position) else {
+            return;
+        };
+        let mut policy: Box<dyn Policy> = match agent {
+            AgentKind::Gold => Box::new(GoldPolicy::default()),
+        };
+        let finished = agent::run_episode(env, policy.as_mut(), index, 1)
+            .map(|outcome| record(env.name(), index, &outcome))
+            .map_err(|e| e.to_string());
+        if tx.send((position, (index, finished))).is_err() {
+            return;
+        }
+    }
+}
+
+fn record(env: &str, index: usize, outcome: &agent::EpisodeOutcome) -> EpisodeRecord {
+    EpisodeRecord {
+        env: env.to_string(),
+        task_index: index,
+        query: outcome.query.clone(),
+        gold: outcome.gold.clone(),
+        actions: outcome
+            .turns
+            .iter()
+            .map(|(a, s)| TurnRecord {
+                action: a.clone(),
+                observation: s.observation.clone(),
+                exit_status: s
+                    .info
+                    .get("exit_status")
+                    .and_then(|v| v.as_i64())
+                    .map(|v| v as i32),
+                action_executed: s.action_executed(),
+            })
+            .collect(),
+        reward: outcome.final_step.reward,
+        info: outcome.final_step.info.clone(),
+    }
+}
+
+#[derive(Default)]
+struct Summary {
+    total: usize,
+    solved: usize,
+    errors: usize,
+    sum: f64,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mean = if self.total > 0 {
+            self.sum / self.total as f64
+        } else {
+            0.0
+        };
+        write!(
+            f,
+            "{} tasks: {} solved (reward 1.0), mean reward {:.3}, {} errors",
+            self.total, self.solved, mean, self.errors
+        )
+    }
+}
+
+/// Prints (and appends to `--out`) each finished episode once every earlier position has been
+/// printed, so the output reads in task order whatever the number of workers.
+fn print_in_order(
+    rx: std::sync::mpsc::Receiver<(usize, Finished)>,
+    expected: usize,
+    mut writer: Option<TrajectoryWriter>,
+    json: bool,
+) -> anyhow::Result<Summary> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut pending = std::collections::BTreeMap::new();
+    let mut next_position = 0;
+    let mut summary = Summary::default();
+    for (position, finished) in rx {
+        pending.insert(position, finished);
+        while let Some((index, finished)) = pending.remove(&next_position) {
+            next_position += 1;
+            summary.total += 1;
+            let record = match finished {
+                Ok(r) => r,
+                Err(e) => {
+                    summary.errors += 1;
+                    if json {
+                        let v = serde_json::json!({"task_index": index, "error": e});
+                        writeln!(out, "{v}")?;
+                    } else {
+                        writeln!(out, "{index:>5}  ERROR  {e}")?;
+                    }
+                    continue;
+                }
+            };
+            summary.sum += record.reward;
+            if record.reward == 1.0 {
+                summary.solved += 1;
+            }
+            if let Some(w) = writer.as_mut() {
+                w.append(&record)?;
+            }
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&record)?)?;
+            } else {
+                let query: String = record.query.chars().take(70).collect();
+                writeln!(
+                    out,
+                    "{:>5}  {:>5.2}  {query}",
+                    record.task_index, record.reward
+                )?;
+            }
+            out.flush()?;
+        }
+    }
+    // A worker that died leaves positions nobody ran: count them as errors, not successes.
+    summary.errors += expected - next_position;
+    summary.total += expected - next_position;
+    Ok(summary)
 }

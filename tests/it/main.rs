@@ -1,6 +1,7 @@
 //! One integration-test binary: the envs end to end through the public library API.
 
 mod bash;
+mod cli;
 mod differential;
 mod download;
 mod fs_build;
