@@ -45,5 +45,8 @@ fn bad_task_files_are_clear_errors() {
     let (_, err, code) = run(&["run", "python", "--tasks", bad.to_str().unwrap()]);
     // 2: the run could not start (1 is a run whose episodes had errors).
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("malformed task file") && err.contains("tasks.json"), "{err}");
+    assert!(
+        err.contains("malformed task file") && err.contains("tasks.json"),
+        "{err}"
+    );
 }
