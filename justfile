@@ -16,9 +16,10 @@ test:
 
 lint:
     cargo clippy --release --all-targets -- -D warnings
+    cd wasm-tools && CARGO_TARGET_DIR=$INTERCODE_GUEST_TARGET_DIR cargo clippy --release --target wasm32-wasip1 --workspace -- -D warnings
 
 fmt:
-    cargo fmt --all && cd wasm-tools && cargo fmt --all
+    cargo fmt --all && cd wasm-tools && cargo fmt --all && cd ../python-guest && cargo fmt --all
 
 bench:
     cargo bench

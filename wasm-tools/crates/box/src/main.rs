@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 /// Applets implemented in this crate (tiny ones that need host calls).
-const LOCAL: &[(&str, fn(Vec<OsString>) -> i32)] = &[("sleep", sleep::main), ("tac", tac::main)];
+const LOCAL: &[(&str, applets::AppletMain)] = &[("sleep", sleep::main), ("tac", tac::main)];
 
 /// The shell answers to these names.
 const SHELL_NAMES: &[&str] = &["sh", "bash", "dash", "intercode-box"];

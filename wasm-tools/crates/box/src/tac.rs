@@ -18,9 +18,9 @@ pub fn main(args: Vec<OsString>) -> i32 {
             "-b" | "--before" => before = true,
             "-s" | "--separator" => sep = it.next().unwrap_or_default().into_bytes(),
             s if s.starts_with("--separator=") => {
-                sep = s["--separator=".len()..].as_bytes().to_vec()
+                sep = s.as_bytes()["--separator=".len()..].to_vec()
             }
-            s if s.starts_with("-s") && s.len() > 2 => sep = s[2..].as_bytes().to_vec(),
+            s if s.starts_with("-s") && s.len() > 2 => sep = s.as_bytes()[2..].to_vec(),
             _ => files.push(a),
         }
     }

@@ -754,11 +754,7 @@ impl Shell {
                 }
             }
         }
-        if got_delim || !line.is_empty() && got_delim {
-            0
-        } else {
-            1
-        }
+        if got_delim { 0 } else { 1 }
     }
 
     fn builtin_type(&mut self, name: &str, args: &[String]) -> i32 {
@@ -806,7 +802,7 @@ impl Shell {
                 a => {
                     let applet = self.applets.iter().any(|x| x == a);
                     if name == "which" {
-                        if applet && !matches!(a, "sh" | "bash" | "dash") || applet {
+                        if applet {
                             self.out(&format!("/usr/bin/{a}\n"));
                             if all {
                                 self.out(&format!("/bin/{a}\n"));

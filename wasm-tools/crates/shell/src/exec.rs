@@ -821,7 +821,7 @@ impl Shell {
             "/usr/sbin/",
             "/usr/local/bin/",
         ];
-        if system_dirs.contains(&dir) && self.applets.iter().any(|a| *a == base) {
+        if system_dirs.contains(&dir) && self.applets.contains(&base) {
             let mut real = argv.to_vec();
             real[0] = base;
             return Resolved::External(real);
@@ -862,7 +862,7 @@ impl Shell {
             } else {
                 (prog_base, parts.map(String::from).collect())
             };
-            if !self.applets.iter().any(|a| *a == prog_base) {
+            if !self.applets.contains(&prog_base) {
                 return Resolved::NotFound(
                     126,
                     format!("{name}: {prog}: bad interpreter: No such file or directory"),

@@ -323,7 +323,8 @@ pub fn c_general(v: f64, p: usize, upper: bool, alt: bool) -> String {
         return "0".into();
     }
     let exp = v.abs().log10().floor() as i32;
-    let s = if exp < -4 || exp >= p as i32 {
+
+    if exp < -4 || exp >= p as i32 {
         let s = c_exp(v, p - 1, upper);
         if alt {
             s
@@ -346,8 +347,7 @@ pub fn c_general(v: f64, p: usize, upper: bool, alt: bool) -> String {
         } else {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
         }
-    };
-    s
+    }
 }
 
 /// A backslash escape in a printf format (or `%b` argument). Returns (text, chars used, stop).

@@ -366,29 +366,6 @@ pub fn normalize(path: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalizes_paths() {
-        assert_eq!(normalize("/a/./b/../c//d/"), "/a/c/d");
-        assert_eq!(normalize("/../.."), "/");
-    }
-
-    #[test]
-    fn locals_shadow_globals() {
-        let mut sh = Shell::new("sh".into(), &[]);
-        sh.set_scalar("x", "g".into());
-        sh.locals.push(HashMap::from([("x".to_string(), None)]));
-        assert_eq!(sh.get_scalar("x"), None);
-        sh.set_scalar("x", "l".into());
-        assert_eq!(sh.get_scalar("x").as_deref(), Some("l"));
-        sh.locals.pop();
-        assert_eq!(sh.get_scalar("x").as_deref(), Some("g"));
-    }
-}
-
 /// Where [`raw_byte`] puts bytes 0x80–0xFF among chars (a private-use block no text uses).
 const RAW_BYTE_BASE: u32 = 0xF780;
 
@@ -418,4 +395,27 @@ pub fn output_bytes(s: &str) -> std::borrow::Cow<'_, [u8]> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_paths() {
+        assert_eq!(normalize("/a/./b/../c//d/"), "/a/c/d");
+        assert_eq!(normalize("/../.."), "/");
+    }
+
+    #[test]
+    fn locals_shadow_globals() {
+        let mut sh = Shell::new("sh".into(), &[]);
+        sh.set_scalar("x", "g".into());
+        sh.locals.push(HashMap::from([("x".to_string(), None)]));
+        assert_eq!(sh.get_scalar("x"), None);
+        sh.set_scalar("x", "l".into());
+        assert_eq!(sh.get_scalar("x").as_deref(), Some("l"));
+        sh.locals.pop();
+        assert_eq!(sh.get_scalar("x").as_deref(), Some("g"));
+    }
 }
