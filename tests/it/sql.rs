@@ -354,7 +354,7 @@ fn runaway_statements_are_interrupted() {
         .step("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
         .fails_with("interrupted");
     assert!(
-        start.elapsed() < Duration::from_secs(3),
+        start.elapsed() < Duration::from_secs(8),
         "took {:?}",
         start.elapsed()
     );
