@@ -360,22 +360,9 @@ mod tests {
         let argv: Vec<String> = std::iter::once("chmod".to_string())
             .chain(args.iter().map(|a| a.replace('@', dir.to_str().unwrap())))
             .collect();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut stdin: &[u8] = b"";
-        let code = run(
-            &argv,
-            &mut Io {
-                stdin: &mut stdin,
-                out: &mut out,
-                err: &mut err,
-            },
-        );
+        let (code, out, err) = crate::common::io::capture_text(run, &argv, b"");
         let d = dir.to_str().unwrap();
-        (
-            code,
-            String::from_utf8_lossy(&out).replace(d, "@"),
-            String::from_utf8_lossy(&err).replace(d, "@"),
-        )
+        (code, out.replace(d, "@"), err.replace(d, "@"))
     }
 
     fn mode(p: &std::path::Path) -> u32 {

@@ -463,16 +463,7 @@ mod tests {
     fn dd(args: &[&str], stdin: &[u8]) -> (Vec<u8>, String, i32) {
         let mut argv = vec!["dd".to_string()];
         argv.extend(args.iter().map(|s| s.to_string()));
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut input = stdin;
-        let code = run(
-            &argv,
-            &mut Io {
-                stdin: &mut input,
-                out: &mut out,
-                err: &mut err,
-            },
-        );
+        let (code, out, err) = crate::common::io::capture(run, &argv, stdin);
         (out, String::from_utf8_lossy(&err).into_owned(), code)
     }
 

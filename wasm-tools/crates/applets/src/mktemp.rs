@@ -200,21 +200,7 @@ mod tests {
             .chain(args.iter().copied())
             .map(String::from)
             .collect();
-        let mut stdin: &[u8] = b"";
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run(
-            &argv,
-            &mut Io {
-                stdin: &mut stdin,
-                out: &mut out,
-                err: &mut err,
-            },
-        );
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
+        crate::common::io::capture_text(run, &argv, b"")
     }
 
     #[test]

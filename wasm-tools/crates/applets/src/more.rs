@@ -182,19 +182,7 @@ mod tests {
 
     fn go(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let mut input = stdin;
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut io = Io {
-            stdin: &mut input,
-            out: &mut out,
-            err: &mut err,
-        };
-        let code = run(&args, &mut io);
-        (
-            code,
-            String::from_utf8_lossy(&out).into_owned(),
-            String::from_utf8_lossy(&err).into_owned(),
-        )
+        crate::common::io::capture_text(run, &args, stdin)
     }
 
     #[test]

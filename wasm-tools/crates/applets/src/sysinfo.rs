@@ -330,21 +330,7 @@ mod tests {
 
     fn call(f: fn(&[String], &mut Io) -> i32, args: &[&str]) -> (i32, String, String) {
         let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let mut stdin: &[u8] = b"";
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = f(
-            &argv,
-            &mut Io {
-                stdin: &mut stdin,
-                out: &mut out,
-                err: &mut err,
-            },
-        );
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
+        crate::common::io::capture_text(f, &argv, b"")
     }
 
     #[test]

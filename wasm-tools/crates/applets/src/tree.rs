@@ -562,17 +562,8 @@ mod tests {
         let argv: Vec<String> = std::iter::once("tree".to_string())
             .chain(args.iter().map(|a| a.replace('@', dir.to_str().unwrap())))
             .collect();
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut stdin: &[u8] = b"";
-        run(
-            &argv,
-            &mut Io {
-                stdin: &mut stdin,
-                out: &mut out,
-                err: &mut err,
-            },
-        );
-        String::from_utf8_lossy(&out).replace(dir.to_str().unwrap(), "@")
+        let (_, out, _) = crate::common::io::capture_text(run, &argv, b"");
+        out.replace(dir.to_str().unwrap(), "@")
     }
 
     #[test]

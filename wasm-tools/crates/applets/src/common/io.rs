@@ -115,6 +115,41 @@ pub fn read_input(path: &str, stdin: &mut dyn Read) -> io::Result<Vec<u8>> {
     Ok(data)
 }
 
+/// Runs an applet body on in-memory streams: (status, stdout, stderr). For unit tests.
+#[cfg(test)]
+pub fn capture(
+    body: fn(&[String], &mut Io) -> i32,
+    argv: &[String],
+    stdin: &[u8],
+) -> (i32, Vec<u8>, Vec<u8>) {
+    let mut input = stdin;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = body(
+        argv,
+        &mut Io {
+            stdin: &mut input,
+            out: &mut out,
+            err: &mut err,
+        },
+    );
+    (code, out, err)
+}
+
+/// [`capture`] with stdout and stderr as (lossy) text.
+#[cfg(test)]
+pub fn capture_text(
+    body: fn(&[String], &mut Io) -> i32,
+    argv: &[String],
+    stdin: &[u8],
+) -> (i32, String, String) {
+    let (code, out, err) = capture(body, argv, stdin);
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1396,19 +1396,7 @@ mod tests {
             .chain(args.iter().copied())
             .map(String::from)
             .collect();
-        let mut stdin: &[u8] = b"";
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut io = Io {
-            stdin: &mut stdin,
-            out: &mut out,
-            err: &mut err,
-        };
-        let code = run(&args, &mut io);
-        (
-            code,
-            String::from_utf8_lossy(&out).into_owned(),
-            String::from_utf8_lossy(&err).into_owned(),
-        )
+        crate::common::io::capture_text(run, &args, b"")
     }
 
     fn files(a: &str, b: &str) -> (tempfile::TempDir, String, String) {

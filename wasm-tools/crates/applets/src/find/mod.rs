@@ -608,23 +608,9 @@ mod tests {
     fn find_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
         let mut argv = vec!["find".to_string()];
         argv.extend(args.iter().map(|a| a.replace("@", dir.to_str().unwrap())));
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let mut stdin: &[u8] = b"";
-        let code = run(
-            &argv,
-            &mut Io {
-                stdin: &mut stdin,
-                out: &mut out,
-                err: &mut err,
-            },
-        );
+        let (code, out, err) = crate::common::io::capture_text(run, &argv, b"");
         let d = dir.to_str().unwrap();
-        (
-            code,
-            String::from_utf8_lossy(&out).replace(d, "@"),
-            String::from_utf8_lossy(&err).replace(d, "@"),
-        )
+        (code, out.replace(d, "@"), err.replace(d, "@"))
     }
 
     fn tree() -> tempfile::TempDir {
