@@ -14,6 +14,9 @@
 
 #[cfg(unix)]
 mod cases;
+#[cfg(unix)]
+#[path = "../support/mod.rs"]
+mod support;
 
 #[cfg(not(unix))]
 fn main() {}
@@ -27,9 +30,9 @@ fn main() {
 pub mod harness {
     use std::collections::BTreeMap;
     use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::os::unix::process::CommandExt;
     use std::path::{Path, PathBuf};
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     use std::time::{Duration, SystemTime};
 
     /// The tree a case runs in.
@@ -274,31 +277,16 @@ pub mod harness {
             .env_remove("QUOTING_STYLE")
             .env_remove("POSIXLY_CORRECT")
             .env_remove("LANG")
-            .env_remove("LC_MESSAGES")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .env_remove("LC_MESSAGES");
         for (k, v) in &case.env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn()?;
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().unwrap();
-            let data = case.stdin.clone();
-            std::thread::spawn(move || {
-                let _ = stdin.write_all(&data);
-            });
-        }
-        let out = child.wait_with_output()?;
-        let status = out
-            .status
-            .code()
-            .unwrap_or_else(|| 128 + out.status.signal().unwrap_or(0));
+        let (status, stdout, stderr) =
+            super::support::output_with_stdin(&mut cmd, case.stdin.clone())?;
         Ok(Outcome {
             status,
-            stdout: out.stdout,
-            stderr: out.stderr,
+            stdout,
+            stderr,
             tree: if case.mutates {
                 snapshot(cwd)
             } else {
@@ -314,14 +302,6 @@ pub mod harness {
         } else {
             s
         }
-    }
-
-    pub fn have(tool: &str) -> bool {
-        Command::new("sh")
-            .arg("-c")
-            .arg(format!("command -v {tool} >/dev/null"))
-            .status()
-            .is_ok_and(|s| s.success())
     }
 
     /// Runs one case; `Ok(true)` if both sides agree.
@@ -784,7 +764,7 @@ pub mod harness {
             if !filter.is_empty() && !filter.iter().any(|f| case.name.contains(f.as_str())) {
                 continue;
             }
-            if !have(case.tool) {
+            if !super::support::have(case.tool) {
                 println!("SKIP {} (no `{}` on this host)", case.name, case.tool);
                 if ci {
                     fail += 1;

@@ -18,6 +18,9 @@
 
 #[cfg(unix)]
 mod cases;
+#[cfg(unix)]
+#[path = "../support/mod.rs"]
+mod support;
 
 /// The harness needs a host with GNU tools; it is empty on other targets (the guest).
 #[cfg(not(unix))]
@@ -34,7 +37,7 @@ mod harness {
     use std::collections::BTreeMap;
     use std::os::unix::process::CommandExt;
     use std::path::{Path, PathBuf};
-    use std::process::{Command, Stdio};
+    use std::process::Command;
 
     use super::cases::cases;
 
@@ -271,29 +274,13 @@ mod harness {
             .env("TZ", "UTC")
             .env("PWD", cwd)
             .env_remove("COLUMNS")
-            .env_remove("POSIXLY_CORRECT")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn()?;
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().unwrap();
-            let data = case.stdin.to_vec();
-            std::thread::spawn(move || {
-                let _ = stdin.write_all(&data);
-            });
-        }
-        let out = child.wait_with_output()?;
-        use std::os::unix::process::ExitStatusExt;
-        let status = out
-            .status
-            .code()
-            .unwrap_or_else(|| 128 + out.status.signal().unwrap_or(0));
+            .env_remove("POSIXLY_CORRECT");
+        let (status, stdout, stderr) =
+            super::support::output_with_stdin(&mut cmd, case.stdin.to_vec())?;
         Ok(Outcome {
             status,
-            stdout: out.stdout,
-            stderr: out.stderr,
+            stdout,
+            stderr,
             tree: if case.mutates {
                 snapshot(cwd)
             } else {
@@ -331,14 +318,6 @@ mod harness {
         } else {
             s
         }
-    }
-
-    fn have(tool: &str) -> bool {
-        Command::new("sh")
-            .arg("-c")
-            .arg(format!("command -v {tool} >/dev/null"))
-            .status()
-            .is_ok_and(|s| s.success())
     }
 
     /// Gold commands whose output upstream recorded (`derived/bash_gold_outputs.json`) and that
@@ -458,7 +437,7 @@ mod harness {
                 continue;
             }
             let reference = case.reference.unwrap_or(case.tool);
-            if !have(reference) {
+            if !super::support::have(reference) {
                 println!("SKIP {} (no GNU `{reference}` on this host)", case.name);
                 if ci {
                     fail += 1;
