@@ -87,7 +87,7 @@ fn main() {
             let t = Instant::now();
             let step = env.step(cmd).expect("step");
             sandbox.push(t.elapsed());
-            assert!(step.action_executed(), "{cmd}: {}", step.observation);
+            assert!(step.action_executed, "{cmd}: {}", step.observation);
         }
         let mut native = Vec::new();
         for _ in 0..runs {

@@ -1,5 +1,6 @@
-//! The crate's error type. Only host failures are errors: what a guest does (exit codes,
-//! timeouts, traps, SQL errors) is an observation and never reaches this type.
+//! The crate's error type. Only host failures and caller mistakes are errors: what a guest does
+//! (exit codes, timeouts, traps, SQL errors) is an observation and never reaches this type.
+//! [`Error::kind`] tells a caller what it can do about one.
 
 use std::path::PathBuf;
 
@@ -20,6 +21,11 @@ pub enum Error {
     TaskIndex { index: usize, len: usize },
     #[error("no episode is running: call reset first")]
     NoEpisode,
+    #[error("the episode is over: call reset to start another")]
+    EpisodeOver,
+    /// An env spec or option that cannot work (unknown env, missing tree, zero limits).
+    #[error("{0}")]
+    InvalidSpec(String),
     #[error("wasm runtime error: {0}")]
     Runtime(String),
     #[error("the guest module is missing or invalid: {0}")]
@@ -32,12 +38,40 @@ pub enum Error {
     Other(String),
 }
 
+/// What a caller can do about an [`Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The call came at the wrong time (no episode yet, or the episode is over): reset, then
+    /// carry on. Nothing was lost.
+    EpisodeState,
+    /// The caller's input is wrong (task index, task file, spec): fix it and retry.
+    BadInput,
+    /// The host failed (I/O, wasm runtime, database engine): a harness fault, not the agent's.
+    Host,
+}
+
 impl Error {
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NoEpisode | Error::EpisodeOver => ErrorKind::EpisodeState,
+            Error::TaskFile { .. } | Error::TaskIndex { .. } | Error::InvalidSpec(_) => {
+                ErrorKind::BadInput
+            }
+            Error::Io { .. }
+            | Error::PlainIo(_)
+            | Error::Runtime(_)
+            | Error::Guest(_)
+            | Error::Database(_)
+            | Error::Json(_)
+            | Error::Other(_) => ErrorKind::Host,
         }
     }
 }

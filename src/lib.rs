@@ -6,33 +6,34 @@
 //!   the `intercode` host imports (spawn, pipes, metadata) the guest shell uses instead of fork/exec.
 //! * [`fs`] — the only host-filesystem code: tree images, per-episode directories, snapshots and
 //!   the git-status-style diff the bash reward needs.
-//! * [`env`] — the [`env::Env`] contract (`reset`, `step`, `submit`) and the bash and SQL envs.
 //! * [`reward`] — upstream InterCode's scoring, reproduced exactly.
 //! * [`data`] — task files (upstream's and our fixtures) and trajectories.
-//! * [`agent`] — policies that produce actions (gold, replay).
-//! * `cli` (binary only) — the `intercode` command.
+//! * [`env`] — the [`env::Env`] contract, the one episode state machine, [`env::EnvSpec`] (the
+//!   one way to build an env) and the bash, SQL and Python envs.
+//! * [`harness`] — policies (gold, replay, chat strategies), the runner, run directories,
+//!   metrics, reports and exports.
+//! * front ends (the `intercode` binary: `cli`) build on these and nothing below imports them.
 //!
 //! ```no_run
-//! use intercode::env::{Env, bash::BashEnv};
-//! use intercode::data::fixtures;
+//! use intercode::env::{Env, EnvKind, EnvSpec};
 //! # fn main() -> intercode::Result<()> {
-//! let tasks = fixtures::bash_tasks()?;
-//! let mut env = BashEnv::new(tasks, Default::default())?;
+//! let mut env = EnvSpec::new(EnvKind::Bash).build()?; // the embedded fixtures
 //! let reset = env.reset(0)?;
 //! println!("{}", reset.query);
 //! let step = env.step("ls /")?;
-//! println!("{}", step.observation);
+//! println!("{} (exit {:?})", step.observation, step.exit_status);
+//! println!("reward so far {}", env.evaluate()?.reward);
 //! let done = env.step("submit")?;
 //! println!("reward {}", done.reward);
 //! # Ok(()) }
 //! ```
 
-pub mod agent;
 pub mod data;
 pub mod env;
 pub mod error;
 pub mod fs;
+pub mod harness;
 pub mod reward;
 pub mod sandbox;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};

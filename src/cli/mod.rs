@@ -1,12 +1,18 @@
 //! Command-line interface: what the user typed (clap) turned into library calls. Nothing below
 //! this module knows about clap.
 
+mod agent;
+mod chat;
 mod download;
+mod human;
+mod progress;
 mod run;
+mod runs;
 mod shell;
 mod sql;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use intercode::env::EnvSpec;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,16 +29,24 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run an agent over a task set and print per-task rewards and a summary.
-    Run(RunArgs),
-    /// Play an episode yourself (reads commands from stdin when it is not a terminal).
+    /// Run an agent (gold, replay, human, or a chat model) over a task set: one line per
+    /// episode, a summary, and with --out a run directory that --resume, merge, report and
+    /// export read.
+    Run(Box<RunArgs>),
+    /// Play an episode yourself: `run --agent human` on one task.
     Shell(ShellArgs),
-    /// Re-run the actions of upstream log files (each followed by a submit, as upstream's
+    /// Re-run the actions of upstream SQL log files (each followed by a submit, as upstream's
     /// harness did) and compare every turn's reward with the logged one.
     Replay(ReplayArgs),
     /// Fetch the public data (upstream's task files and logs, Spider dev, MBPP) into the data
     /// directory, each file checked against its pinned git blob id.
     Download(DownloadArgs),
+    /// Merge the shards of one run (`run --shard i/n --out DIR`) into one run directory.
+    Merge(MergeArgs),
+    /// Metrics of one or more runs side by side; `--html FILE` writes a self-contained report.
+    Report(ReportArgs),
+    /// Write a run's trajectories in upstream's log format or as ATIF.
+    Export(ExportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -59,6 +73,52 @@ pub struct ReplayArgs {
     pub source: TaskSource,
 }
 
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' run directories.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The merged run directory (new).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run directories, shown side by side.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Also write one self-contained HTML report here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Prices per model for the cost figures: a JSON file
+    /// `{"model": {"input_per_mtok": 2.5, "output_per_mtok": 10}}`.
+    #[arg(long)]
+    pub prices: Option<PathBuf>,
+    /// Print the metrics as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Upstream InterCode's results format (`turn_history`, `summary`), one JSON file.
+    Upstream,
+    /// Agent Trajectory Interchange Format (ATIF-v1.8), one JSON array of trajectories.
+    Atif,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The run directory.
+    pub dir: PathBuf,
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Output file.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum EnvKind {
     Bash,
@@ -66,10 +126,26 @@ pub enum EnvKind {
     Python,
 }
 
+impl From<EnvKind> for intercode::env::EnvKind {
+    fn from(k: EnvKind) -> Self {
+        match k {
+            EnvKind::Bash => intercode::env::EnvKind::Bash,
+            EnvKind::Sql => intercode::env::EnvKind::Sql,
+            EnvKind::Python => intercode::env::EnvKind::Python,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum AgentKind {
     /// The task's gold solution.
     Gold,
+    /// Actions recorded earlier (`--from`: one of our run directories).
+    Replay,
+    /// You, at the terminal (line editing, history; multi-line actions).
+    Human,
+    /// A chat model behind any OpenAI-compatible endpoint (`--base-url`, `--model`).
+    Chat,
 }
 
 #[derive(Debug, Args)]
@@ -106,17 +182,35 @@ pub struct TaskSource {
 }
 
 impl TaskSource {
-    pub fn data_dir(&self) -> PathBuf {
-        data_dir_or_default(self.data_dir.as_ref())
+    /// What the user typed, as the library's env spec (the one place this happens).
+    pub fn spec(&self, env: EnvKind) -> anyhow::Result<EnvSpec> {
+        Ok(EnvSpec {
+            env: env.into(),
+            tasks: self.tasks.clone(),
+            fs: self.fs.clone(),
+            sql_data: self.data.parse()?,
+            data_dir: self.data_dir.clone(),
+            timeout_secs: self.timeout,
+            clock: self
+                .clock
+                .as_deref()
+                .map(parse_clock)
+                .transpose()?
+                .map(|c| i64::try_from(c.unix_seconds()).unwrap_or(i64::MAX)),
+            persistent: self.persistent,
+            upstream_quoting: self.upstream_quoting,
+            read_only: self.read_only,
+        })
     }
 }
 
 /// `--data-dir`, else `$INTERCODE_DATA_DIR`, else `../shared`.
 pub fn data_dir_or_default(given: Option<&PathBuf>) -> PathBuf {
-    given
-        .cloned()
-        .or_else(|| std::env::var_os("INTERCODE_DATA_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("../shared"))
+    EnvSpec {
+        data_dir: given.cloned(),
+        ..EnvSpec::default()
+    }
+    .data_dir()
 }
 
 #[derive(Debug, Args)]
@@ -132,13 +226,73 @@ pub struct RunArgs {
     /// Only these task indices (e.g. 0,3,10-12).
     #[arg(long)]
     pub only: Option<String>,
-    /// Also append each episode to this JSON Lines file (kept if the run is interrupted).
-    #[arg(long)]
+    /// Write the run into this directory (new): manifest.json and episodes.jsonl, one line
+    /// per episode as it ends.
+    #[arg(long, conflicts_with = "resume")]
     pub out: Option<PathBuf>,
+    /// Finish the run in this directory: episodes already recorded are not run again.
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Run only part i of n of the tasks (`0/4`); merge the parts with `intercode merge`.
+    #[arg(long)]
+    pub shard: Option<String>,
     /// Episodes run at once, each worker with its own env (results still print in task
     /// order). Default 1.
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
+    /// Actions per episode before the harness submits.
+    #[arg(long, default_value_t = 10)]
+    pub max_turns: usize,
+    /// Replay: the run directory whose actions are replayed.
+    #[arg(long = "from")]
+    pub from: Option<PathBuf>,
+    #[command(flatten)]
+    pub chat: ChatArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// Chat: the endpoint's base URL (POST BASE/chat/completions), e.g.
+    /// http://127.0.0.1:8000/v1 for vLLM or llama.cpp, http://127.0.0.1:11434/v1 for Ollama.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Chat: the model name the endpoint knows.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Chat: the environment variable holding the API key (read once; never written to a
+    /// file or a log).
+    #[arg(long, default_value = "OPENAI_API_KEY")]
+    pub api_key_env: String,
+    /// Chat: how the model is prompted: single-turn, try-again, react, plan-solve, tools.
+    #[arg(long, default_value = "try-again")]
+    pub strategy: String,
+    /// Chat: a directory of prompt templates overriding the built-in ones (same file names).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Chat: messages kept besides the first two (default per env: bash 7, SQL 5, python 7).
+    #[arg(long)]
+    pub window: Option<usize>,
+    /// Chat: plan-solve's refine turns after the plan.
+    #[arg(long, default_value_t = 0)]
+    pub refine_turns: usize,
+    /// Chat (SQL): show the database's tables and columns in the prompt (upstream's handicap).
+    #[arg(long)]
+    pub handicap: bool,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f64,
+    #[arg(long, default_value_t = 512)]
+    pub max_tokens: u32,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Chat: seconds one request may take before it is retried.
+    #[arg(long, default_value_t = 120)]
+    pub request_timeout: u64,
+    /// Chat: retries of a failed request (429, 5xx, connection errors, malformed replies).
+    #[arg(long, default_value_t = 4)]
+    pub retries: u32,
+    /// Chat: requests in flight at once across all workers.
+    #[arg(long, default_value_t = 4)]
+    pub max_concurrent: usize,
 }
 
 #[derive(Debug, Args)]
@@ -149,14 +303,20 @@ pub struct ShellArgs {
     pub task: usize,
     #[command(flatten)]
     pub source: TaskSource,
+    /// Actions before the episode is submitted for you.
+    #[arg(long, default_value_t = 1000)]
+    pub max_turns: usize,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Shell(args) => shell::shell(args),
         Command::Replay(args) => sql::replay(args),
         Command::Download(args) => download::download(args),
+        Command::Merge(args) => runs::merge(args),
+        Command::Report(args) => runs::report(args),
+        Command::Export(args) => runs::export(args),
     }
 }
 

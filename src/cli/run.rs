@@ -1,105 +1,100 @@
-//! `intercode run ENV --agent gold`: every task, one line each, then a summary.
+//! `intercode run ENV --agent …`: every selected task, one line (or JSON object) per episode in
+//! task order, then a summary; with `--out`/`--resume` a run directory.
 
-use super::{AgentKind, EnvKind, RunArgs, TaskSource};
+use super::{RunArgs, progress::Progress};
 use anyhow::Context;
-use intercode::agent::{self, GoldPolicy, Policy};
-use intercode::data::trajectory::{EpisodeRecord, TrajectoryWriter, TurnRecord};
-use intercode::env::Env;
-use intercode::env::bash::{BashEnv, BashOptions, Quoting};
-use intercode::env::python::{PythonEnv, PythonOptions};
+use intercode::data::trajectory::{EpisodeEnd, EpisodeRecord};
+use intercode::harness::run_dir::{self, Manifest, RunDir, Shard};
+use intercode::harness::runner::{self, RunPlan};
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-/// Builds the bash env for a task source (shared with `intercode shell`).
-pub fn bash_env(source: &TaskSource) -> anyhow::Result<BashEnv> {
-    let set = match &source.tasks {
-        Some(path) => {
-            let tree = match &source.fs {
-                Some(t) => t.clone(),
-                None => intercode::data::nl2bash::infer_tree_for(path).with_context(|| {
-                    format!(
-                        "no file tree given for {}: pass --fs fs_N.effective.tar.gz, or get \
-                         upstream's (built from its setup scripts) with `intercode download \
-                         --only bash`",
-                        path.display()
-                    )
-                })?,
-            };
-            intercode::data::nl2bash::load_upstream(path, &tree)?
-        }
-        None => intercode::data::fixtures::bash_tasks()?,
-    };
-    let mut options = BashOptions::default();
-    options.limits.timeout = Duration::from_secs(source.timeout.max(1));
-    options.persistent = source.persistent;
-    if source.upstream_quoting {
-        options.quoting = Quoting::Upstream;
-    }
-    if let Some(c) = &source.clock {
-        options.clock = Some(super::parse_clock(c)?);
-    }
-    Ok(BashEnv::new(set, options)?)
-}
-
-pub fn make_env(kind: EnvKind, source: &TaskSource) -> anyhow::Result<Box<dyn Env>> {
-    match kind {
-        EnvKind::Bash => Ok(Box::new(bash_env(source)?)),
-        EnvKind::Sql => super::sql::sql_env(source),
-        EnvKind::Python => {
-            let options = PythonOptions {
-                timeout: Duration::from_secs(source.timeout.max(1)),
-                ..PythonOptions::default()
-            };
-            Ok(Box::new(PythonEnv::from_source(
-                source.tasks.as_deref(),
-                options,
-            )?))
-        }
-    }
-}
-
-/// What one episode produced, for the printer: its task index and record (or error).
-type Finished = (usize, Result<EpisodeRecord, String>);
+use std::sync::atomic::AtomicBool;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut env = make_env(args.env, &args.source)?;
+    let spec = args.source.spec(args.env)?;
+    let env = spec.build()?;
+    let count = env.task_count();
     let indices = match &args.only {
         Some(spec) => super::parse_indices(spec)?,
-        None => (0..env.task_count()).collect(),
+        None => (0..count).collect(),
     };
-    let writer = match &args.out {
-        Some(p) => Some(TrajectoryWriter::open(p)?),
-        None => None,
+    if let Some(bad) = indices.iter().find(|&&i| i >= count) {
+        anyhow::bail!("task index {bad} out of range (the task set has {count} tasks)");
+    }
+    anyhow::ensure!(args.max_turns > 0, "--max-turns must be at least 1");
+    let agent = super::agent::build(&args, &spec, env.as_ref())?;
+    let manifest = Manifest {
+        format: 1,
+        env: spec.clone(),
+        task_set: spec.task_set_name(),
+        task_set_hash: task_set_hash(&spec)?,
+        indices,
+        agent: agent.name.clone(),
+        model: agent.model.clone(),
+        strategy: agent.strategy.clone(),
+        context: agent.context.clone(),
+        sampling: agent.sampling.clone(),
+        max_turns: args.max_turns,
+        shard: match (&args.shard, &args.resume) {
+            (Some(text), _) => Some(Shard::parse(text)?),
+            // `--resume DIR` alone finishes whatever part of a run DIR holds.
+            (None, Some(dir)) => run_dir::read_manifest(dir)?.shard,
+            (None, None) => None,
+        },
+        versions: run_dir::versions(),
     };
-    let jobs = args.jobs.clamp(1, indices.len().max(1));
-    // Workers take positions in `indices` from this counter and send what they finish to the
-    // printer, which writes records in task order as soon as they are next in line.
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Finished)>();
-    let summary = std::thread::scope(|scope| -> anyhow::Result<Summary> {
-        let printer = scope.spawn(|| print_in_order(rx, indices.len(), writer, args.json));
-        for _ in 1..jobs {
-            let tx = tx.clone();
-            let (next, indices, args) = (&next, &indices, &args);
-            scope.spawn(move || match make_env(args.env, &args.source) {
-                Ok(mut env) => work(env.as_mut(), args.agent, indices, next, &tx),
-                Err(e) => tracing::warn!("a worker could not build its env: {e:#}"),
-            });
+    let mut dir = match (&args.out, &args.resume) {
+        (Some(p), _) => Some(RunDir::create(p, &manifest)?),
+        (_, Some(p)) => Some(RunDir::resume(p, &manifest)?),
+        _ => None,
+    };
+    let todo: Vec<usize> = manifest
+        .own_indices()
+        .into_iter()
+        .filter(|i| dir.as_ref().is_none_or(|d| !d.done().contains(i)))
+        .collect();
+    if let Some(d) = &dir
+        && !d.done().is_empty()
+    {
+        eprintln!(
+            "resuming {}: {} episodes recorded, {} to run",
+            d.path().display(),
+            d.done().len(),
+            todo.len()
+        );
+    }
+    let plan = RunPlan {
+        indices: todo,
+        jobs: args.jobs,
+        max_turns: args.max_turns,
+    };
+    let stop = AtomicBool::new(false);
+    let mut progress = Progress::new(plan.indices.len(), args.json);
+    let mut summary = Summary::default();
+    let stdout = std::io::stdout();
+    runner::run(&spec, env, agent.factory.as_ref(), &plan, &stop, |record| {
+        if let Some(d) = dir.as_mut() {
+            d.append(&record)?;
         }
-        work(env.as_mut(), args.agent, &indices, &next, &tx);
-        drop(tx);
-        printer
-            .join()
-            .map_err(|_| anyhow::anyhow!("the printer thread panicked"))?
-    })?;
+        summary.add(&record);
+        let line = if args.json {
+            serde_json::to_string(&record)?
+        } else {
+            table_line(&record)
+        };
+        progress.println(&line, &stdout);
+        progress.tick(summary.solved, summary.scored());
+        Ok(())
+    })
+    .context("the run stopped")?;
+    progress.finish();
     let text = summary.to_string();
     if args.json {
         eprintln!("{text}");
     } else {
         println!("{text}");
     }
+    let _ = std::io::stdout().flush();
     Ok(if summary.errors > 0 {
         ExitCode::from(1)
     } else {
@@ -107,54 +102,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Runs episodes until the shared counter passes the end of `indices`.
-fn work(
-    env: &mut dyn Env,
-    agent: AgentKind,
-    indices: &[usize],
-    next: &AtomicUsize,
-    tx: &std::sync::mpsc::Sender<(usize, Finished)>,
-) {
-    loop {
-        let position = next.fetch_add(1, Ordering::Relaxed);
-        let Some(&index) = indices.get(position) else {
-            return;
-        };
-        let mut policy: Box<dyn Policy> = match agent {
-            AgentKind::Gold => Box::new(GoldPolicy::default()),
-        };
-        let finished = agent::run_episode(env, policy.as_mut(), index, 1)
-            .map(|outcome| record(env.name(), index, &outcome))
-            .map_err(|e| e.to_string());
-        if tx.send((position, (index, finished))).is_err() {
-            return;
-        }
-    }
+/// The hash of what the tasks are: the task file's bytes, or the embedded fixtures'.
+fn task_set_hash(spec: &intercode::env::EnvSpec) -> anyhow::Result<String> {
+    let bytes = match &spec.tasks {
+        Some(p) => intercode::fs::host::read(p)?,
+        None => format!(
+            "embedded fixtures of intercode {}",
+            env!("CARGO_PKG_VERSION")
+        )
+        .into_bytes(),
+    };
+    Ok(run_dir::content_hash(&bytes))
 }
 
-fn record(env: &str, index: usize, outcome: &agent::EpisodeOutcome) -> EpisodeRecord {
-    EpisodeRecord {
-        env: env.to_string(),
-        task_index: index,
-        query: outcome.query.clone(),
-        gold: outcome.gold.clone(),
-        actions: outcome
-            .turns
-            .iter()
-            .map(|(a, s)| TurnRecord {
-                action: a.clone(),
-                observation: s.observation.clone(),
-                exit_status: s
-                    .info
-                    .get("exit_status")
-                    .and_then(|v| v.as_i64())
-                    .map(|v| v as i32),
-                action_executed: s.action_executed(),
-            })
-            .collect(),
-        reward: outcome.final_step.reward,
-        info: outcome.final_step.info.clone(),
+fn table_line(record: &EpisodeRecord) -> String {
+    if record.end == EpisodeEnd::HarnessError {
+        return format!(
+            "{:>5}  ERROR  {}",
+            record.task_index,
+            record.error.as_deref().unwrap_or("")
+        );
     }
+    let query: String = record.query.chars().take(70).collect();
+    format!("{:>5}  {:>5.2}  {query}", record.task_index, record.reward)
 }
 
 #[derive(Default)]
@@ -165,10 +135,29 @@ struct Summary {
     sum: f64,
 }
 
+impl Summary {
+    fn add(&mut self, record: &EpisodeRecord) {
+        self.total += 1;
+        if record.end == EpisodeEnd::HarnessError {
+            self.errors += 1;
+            return;
+        }
+        self.sum += record.reward;
+        if record.solved() {
+            self.solved += 1;
+        }
+    }
+
+    fn scored(&self) -> usize {
+        self.total - self.errors
+    }
+}
+
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mean = if self.total > 0 {
-            self.sum / self.total as f64
+        let scored = self.scored();
+        let mean = if scored > 0 {
+            self.sum / scored as f64
         } else {
             0.0
         };
@@ -176,63 +165,10 @@ impl std::fmt::Display for Summary {
             f,
             "{} tasks: {} solved (reward 1.0), mean reward {:.3}, {} errors",
             self.total, self.solved, mean, self.errors
-        )
-    }
-}
-
-/// Prints (and appends to `--out`) each finished episode once every earlier position has been
-/// printed, so the output reads in task order whatever the number of workers.
-fn print_in_order(
-    rx: std::sync::mpsc::Receiver<(usize, Finished)>,
-    expected: usize,
-    mut writer: Option<TrajectoryWriter>,
-    json: bool,
-) -> anyhow::Result<Summary> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let mut pending = std::collections::BTreeMap::new();
-    let mut next_position = 0;
-    let mut summary = Summary::default();
-    for (position, finished) in rx {
-        pending.insert(position, finished);
-        while let Some((index, finished)) = pending.remove(&next_position) {
-            next_position += 1;
-            summary.total += 1;
-            let record = match finished {
-                Ok(r) => r,
-                Err(e) => {
-                    summary.errors += 1;
-                    if json {
-                        let v = serde_json::json!({"task_index": index, "error": e});
-                        writeln!(out, "{v}")?;
-                    } else {
-                        writeln!(out, "{index:>5}  ERROR  {e}")?;
-                    }
-                    continue;
-                }
-            };
-            summary.sum += record.reward;
-            if record.reward == 1.0 {
-                summary.solved += 1;
-            }
-            if let Some(w) = writer.as_mut() {
-                w.append(&record)?;
-            }
-            if json {
-                writeln!(out, "{}", serde_json::to_string(&record)?)?;
-            } else {
-                let query: String = record.query.chars().take(70).collect();
-                writeln!(
-                    out,
-                    "{:>5}  {:>5.2}  {query}",
-                    record.task_index, record.reward
-                )?;
-            }
-            out.flush()?;
+        )?;
+        if self.errors > 0 {
+            write!(f, " (harness errors: not scored, listed in the records)")?;
         }
+        Ok(())
     }
-    // A worker that died leaves positions nobody ran: count them as errors, not successes.
-    summary.errors += expected - next_position;
-    summary.total += expected - next_position;
-    Ok(summary)
 }

@@ -1,26 +1,9 @@
 //! The SQL env behind the CLI: which data (`--data`), where it lives (`--data-dir`), and the
 //! table rendering of `intercode shell sql`.
 
-use super::{ReplayArgs, TaskSource};
+use super::{EnvKind, ReplayArgs};
 use intercode::data::spider::{self, SqlData};
-use intercode::env::Env;
-use intercode::env::sql::{SqlEnv, SqlOptions};
 use std::process::ExitCode;
-use std::time::Duration;
-
-fn options(source: &TaskSource) -> SqlOptions {
-    SqlOptions {
-        read_only: source.read_only,
-        statement_timeout: Duration::from_secs(source.timeout.max(1)),
-        ..SqlOptions::default()
-    }
-}
-
-pub fn sql_env(source: &TaskSource) -> anyhow::Result<Box<dyn Env>> {
-    let data: SqlData = source.data.parse()?;
-    let set = spider::load(data, &source.data_dir(), source.tasks.as_deref())?;
-    Ok(Box::new(SqlEnv::new(set, options(source))?))
-}
 
 /// `intercode replay FILE…`: upstream SQL logs, by default on upstream's own (MySQL) rows.
 pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -29,8 +12,9 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.source.data.parse()?
     };
-    let set = spider::load(data, &args.source.data_dir(), args.source.tasks.as_deref())?;
-    let opts = options(&args.source);
+    let spec = args.source.spec(EnvKind::Sql)?;
+    let set = spider::load(data, &spec.data_dir(), args.source.tasks.as_deref())?;
+    let opts = spec.sql_options()?;
     let mut total_scored = 0;
     let mut total_reproduced = 0;
     for file in &args.files {
@@ -65,15 +49,14 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A result table for people, when the step carried rows; `None` otherwise.
-pub fn render(step: &intercode::env::Step) -> Option<String> {
-    let columns: Vec<String> = step
-        .info
+/// A result table for people, when a step's info carries rows (SQL); `None` otherwise.
+pub fn render_info(info: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    let columns: Vec<String> = info
         .get("columns")?
         .as_array()?
         .iter()
         .map(|c| c.as_str().unwrap_or_default().to_string())
         .collect();
-    let rows = intercode::reward::sql::rows_from_json(step.info.get("rows")?)?;
+    let rows = intercode::reward::sql::rows_from_json(info.get("rows")?)?;
     Some(intercode::env::sql::render_table(&columns, &rows))
 }

@@ -119,6 +119,7 @@ impl Default for DownloadOptions {
     }
 }
 
+#[cfg(feature = "http")]
 /// Fetches every selected source into `data_dir`, calling `progress` after each file.
 pub fn download(
     data_dir: &Path,
@@ -157,10 +158,12 @@ pub fn download(
     Ok(report)
 }
 
+#[cfg(feature = "http")]
 fn is_intact(path: &Path, blob: &str) -> bool {
     std::fs::read(path).is_ok_and(|bytes| git_blob_id(&bytes) == blob)
 }
 
+#[cfg(feature = "http")]
 fn fetch_one(
     agent: &ureq::Agent,
     source: &Source,

@@ -9,3 +9,4 @@ pub mod nl2bash;
 pub mod spider;
 pub mod task;
 pub mod trajectory;
+pub mod upstream_log;

@@ -563,6 +563,29 @@ pub enum SqlData {
     UpstreamMysql,
 }
 
+impl SqlData {
+    pub fn name(self) -> &'static str {
+        match self {
+            SqlData::Fixtures => "fixtures",
+            SqlData::Spider => "spider",
+            SqlData::UpstreamMysql => "upstream-mysql",
+        }
+    }
+}
+
+impl serde::Serialize for SqlData {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for SqlData {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl std::str::FromStr for SqlData {
     type Err = Error;
 
@@ -571,7 +594,7 @@ impl std::str::FromStr for SqlData {
             "fixtures" => Ok(SqlData::Fixtures),
             "spider" => Ok(SqlData::Spider),
             "upstream-mysql" => Ok(SqlData::UpstreamMysql),
-            other => Err(Error::Other(format!(
+            other => Err(Error::InvalidSpec(format!(
                 "unknown SQL data {other:?} (fixtures, spider, upstream-mysql)"
             ))),
         }

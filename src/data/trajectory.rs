@@ -17,7 +17,7 @@
 //!     gold: "ls".into(),
 //!     actions: vec![TurnRecord::new("ls", "a\n", Some(0))],
 //!     reward: 1.0,
-//!     info: Default::default(),
+//!     ..Default::default()
 //! })?;
 //! assert_eq!(read_records(&path)?.len(), 1);
 //! # Ok::<(), intercode::Error>(())
@@ -42,6 +42,22 @@ pub struct TurnRecord {
     pub exit_status: Option<i32>,
     /// Upstream's `info["action_executed"]`.
     pub action_executed: bool,
+    /// The reward of the episode right after this action (`Env::evaluate`), when the strategy
+    /// asked for it (try-again does after every action).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward: Option<f64>,
+    /// The model's reasoning for this action (ReAct's `Thought`, the plan step it carries out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought: Option<String>,
+    /// The model's whole reply this action was taken from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+    /// Tokens the model request(s) behind this action used.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
+    /// Milliseconds this turn took, model and env together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<u64>,
 }
 
 impl TurnRecord {
@@ -52,23 +68,95 @@ impl TurnRecord {
             observation: observation.to_string(),
             exit_status,
             action_executed: exit_status == Some(0),
+            reward: None,
+            thought: None,
+            response: None,
+            usage: Usage::default(),
+            wall_ms: None,
         }
     }
 }
 
+/// Tokens used by model requests (OpenAI's `usage` object).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+    /// HTTP requests made, retries included.
+    #[serde(default)]
+    pub requests: u64,
+}
+
+impl Usage {
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
+
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.requests += other.requests;
+    }
+}
+
+/// How an episode ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EpisodeEnd {
+    /// The agent submitted (or a strategy submitted for it on reaching reward 1.0).
+    #[default]
+    Submitted,
+    /// The turn budget ran out and the harness submitted.
+    TurnLimit,
+    /// The agent gave up with `skip`.
+    Skipped,
+    /// The harness failed (sandbox fault, endpoint down after retries, malformed replies after
+    /// retries): not the model's failure, reported apart and never scored.
+    HarnessError,
+}
+
 /// One finished episode.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeRecord {
-    /// `"bash"`, `"sql"`, ...
+    /// `"bash"`, `"sql"`, `"python"`.
     pub env: String,
     pub task_index: usize,
     pub query: String,
+    /// The task's gold, for analysis; no policy but the gold agent ever sees it.
     pub gold: String,
+    /// Breakdown key: the SQL task's Spider hardness, the bash task set (`nl2bash_fs_1`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     pub actions: Vec<TurnRecord>,
+    /// The final reward (what `submit` returned).
     pub reward: f64,
     /// The final step's `info` (for bash, upstream's reward breakdown).
     #[serde(default)]
     pub info: Map<String, Value>,
+    #[serde(default)]
+    pub end: EpisodeEnd,
+    /// What went wrong, for [`EpisodeEnd::HarnessError`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Destructive mutations: bash files that existed before the episode and that the agent
+    /// deleted or truncated while the gold left them alone; SQL statements that wrote.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub destructive: Vec<String>,
+    /// Tokens of every model request of the episode.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
+    /// Milliseconds from reset to the final step.
+    #[serde(default)]
+    pub wall_ms: u64,
+}
+
+impl EpisodeRecord {
+    /// Solved: the final reward is exactly 1.0 (upstream's success).
+    pub fn solved(&self) -> bool {
+        self.end != EpisodeEnd::HarnessError && self.reward == 1.0
+    }
 }
 
 /// Appends [`EpisodeRecord`]s to a JSON Lines file.
@@ -135,14 +223,23 @@ mod tests {
                 TurnRecord::new("ls", "a b\n", Some(0)),
                 TurnRecord::new("false", "", Some(1)),
                 TurnRecord {
-                    action: "SELECT 1".into(),
-                    observation: "[(1,)]".into(),
-                    exit_status: None,
                     action_executed: true,
+                    reward: Some(0.5),
+                    ..TurnRecord::new("SELECT 1", "[(1,)]", None)
                 },
             ],
             reward: 0.67,
             info,
+            category: Some("easy".into()),
+            end: EpisodeEnd::TurnLimit,
+            error: None,
+            destructive: vec!["/testbed/a.txt".into()],
+            usage: Usage {
+                prompt_tokens: 10,
+                completion_tokens: 3,
+                requests: 1,
+            },
+            wall_ms: 12,
         }
     }
 

@@ -12,14 +12,14 @@
 //!   drops inner double quotes, is available as [`Quoting::Upstream`] for score fidelity;
 //! * the gold run also has a time limit (upstream had none).
 
-use super::{Env, Keyword, Reset, Step};
+use super::episode::{Backend, Episodes, Executed};
+use super::{EnvKind, Evaluation, TaskInfo};
 use crate::data::task::BashTaskSet;
-use crate::data::trajectory::TurnRecord;
 use crate::fs::episode::EpisodePool;
 use crate::fs::{EpisodeDir, Snapshot, TreeImage};
 use crate::reward::bash as reward;
 use crate::sandbox::{Limits, PinnedClock, RunOutcome, RunRequest, RunStatus, Sandbox, Watch};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::time::Duration;
 
 /// How an action string becomes the shell's script.
@@ -114,13 +114,32 @@ struct Episode {
     dir: EpisodeDir,
     cwd: String,
     prelude: String,
-    /// Output of the last executed action; the query until something runs (upstream).
-    last_observation: String,
-    turns: Vec<TurnRecord>,
-    done: bool,
+    /// The gold's run for this episode's task, made at the first `evaluate`/`submit` and kept
+    /// for the rest of the episode: try-again scores after every action, and the gold's
+    /// outcome cannot change within an episode.
+    gold: Option<GoldRun>,
 }
 
-pub struct BashEnv {
+/// The gold command's result in its own fresh tree.
+struct GoldRun {
+    dir: EpisodeDir,
+    observation: String,
+    status: String,
+    snapshot: Snapshot,
+    corrupt: bool,
+}
+
+/// The bash env: episodes of [`Bash`].
+pub type BashEnv = Episodes<Bash>;
+
+impl BashEnv {
+    pub fn new(tasks: BashTaskSet, options: BashOptions) -> crate::Result<BashEnv> {
+        Ok(Episodes::from_backend(Bash::new(tasks, options)?))
+    }
+}
+
+/// InterCode-Bash's [`Backend`]: the sandbox, the episode pool and the task set.
+pub struct Bash {
     tasks: BashTaskSet,
     /// Fresh copies of base system + task tree, prepared ahead of `reset` and `submit`.
     pool: EpisodePool,
@@ -138,15 +157,15 @@ pub struct CommandResult {
     pub prelude: Option<String>,
 }
 
-impl BashEnv {
-    pub fn new(tasks: BashTaskSet, options: BashOptions) -> crate::Result<BashEnv> {
+impl Bash {
+    pub fn new(tasks: BashTaskSet, options: BashOptions) -> crate::Result<Bash> {
         let sandbox = Sandbox::global()?;
         let names = applet_names(&sandbox)?;
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut image = crate::fs::base_system::base_system(&names);
         image.merge(tasks.tree.clone());
         let baseline = Snapshot::from_image(&image);
-        Ok(BashEnv {
+        Ok(Bash {
             tasks,
             pool: EpisodePool::new(image),
             baseline,
@@ -163,14 +182,6 @@ impl BashEnv {
 
     pub fn tasks(&self) -> &BashTaskSet {
         &self.tasks
-    }
-
-    /// The actions of the current episode so far.
-    pub fn turns(&self) -> &[TurnRecord] {
-        self.episode
-            .as_ref()
-            .map(|e| e.turns.as_slice())
-            .unwrap_or(&[])
     }
 
     /// The current episode's directory (for tests and tools that inspect the result).
@@ -238,10 +249,6 @@ impl BashEnv {
         Ok(to_result(out))
     }
 
-    fn current(&mut self) -> crate::Result<&mut Episode> {
-        self.episode.as_mut().ok_or(crate::Error::NoEpisode)
-    }
-
     fn task_at(&self, index: usize) -> crate::Result<&crate::data::task::BashTask> {
         self.tasks.tasks.get(index).ok_or(crate::Error::TaskIndex {
             index,
@@ -249,45 +256,32 @@ impl BashEnv {
         })
     }
 
-    fn submit_episode(&mut self) -> crate::Result<Step> {
-        let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
-        let gold = self.task_at(ep.index)?.gold.clone();
-        let gold_dir = self.pool.take()?;
-        let gold_run = self.run_in(&gold_dir, &gold, "/", "", self.options.gold_timeout)?;
-        let agent_snap = Snapshot::capture(ep.dir.dir())?;
-        let gold_snap = Snapshot::capture(gold_dir.dir())?;
-        let agent_status = crate::fs::status::render_short(&crate::fs::status::git_status(
+    /// Runs the gold of task `index` in a fresh tree.
+    fn run_gold(&self, index: usize) -> crate::Result<GoldRun> {
+        let gold = self.task_at(index)?.gold.clone();
+        let dir = self.pool.take()?;
+        let run = self.run_in(&dir, &gold, "/", "", self.options.gold_timeout)?;
+        let snapshot = Snapshot::capture(dir.dir())?;
+        let status = crate::fs::status::render_short(&crate::fs::status::git_status(
             &self.baseline,
-            &agent_snap,
+            &snapshot,
         ));
-        let gold_status = crate::fs::status::render_short(&crate::fs::status::git_status(
-            &self.baseline,
-            &gold_snap,
-        ));
-        let r = reward::score(
-            &ep.last_observation,
-            &gold_run.observation,
-            &agent_status,
-            &gold_status,
-            reward::content_check(ep.dir.dir(), gold_dir.dir()),
-        );
-        let mut info = r.to_info();
-        info.insert("action_executed".into(), Value::Bool(true));
-        if gold_run.exit_status.is_none() {
-            info.insert("corrupt_gold".into(), Value::Bool(true));
-        }
-        let observation = ep.last_observation.clone();
-        let reward = r.reward;
-        self.pool.discard(gold_dir);
-        if let Some(ep) = self.episode.as_mut() {
-            ep.done = true;
-        }
-        Ok(Step {
-            observation,
-            reward,
-            done: true,
-            info,
+        Ok(GoldRun {
+            dir,
+            observation: run.observation,
+            status,
+            snapshot,
+            corrupt: run.exit_status.is_none(),
         })
+    }
+
+    fn end_episode(&mut self) {
+        if let Some(old) = self.episode.take() {
+            self.pool.discard(old.dir);
+            if let Some(gold) = old.gold {
+                self.pool.discard(gold.dir);
+            }
+        }
     }
 }
 
@@ -377,95 +371,138 @@ fn applet_names(sandbox: &Sandbox) -> crate::Result<Vec<String>> {
     Ok(NAMES.get_or_init(|| names).clone())
 }
 
-impl Env for BashEnv {
-    fn name(&self) -> &'static str {
-        "bash"
-    }
+impl Backend for Bash {
+    const KIND: EnvKind = EnvKind::Bash;
 
     fn task_count(&self) -> usize {
         self.tasks.tasks.len()
     }
 
-    fn reset(&mut self, index: usize) -> crate::Result<Reset> {
+    fn task(&self, index: usize) -> crate::Result<TaskInfo> {
+        let task = self.task_at(index)?;
+        Ok(TaskInfo {
+            query: task.query.clone(),
+            gold: task.gold.clone(),
+            category: Some(self.tasks.name.clone()),
+            tables: Vec::new(),
+        })
+    }
+
+    fn begin(&mut self, index: usize) -> crate::Result<String> {
         let query = self.task_at(index)?.query.clone();
-        if let Some(old) = self.episode.take() {
-            self.pool.discard(old.dir);
-        }
+        self.end_episode();
         let dir = self.pool.take()?;
         self.episode = Some(Episode {
             index,
             dir,
             cwd: "/".into(),
             prelude: String::new(),
-            last_observation: query.clone(),
-            turns: Vec::new(),
-            done: false,
+            gold: None,
         });
-        Ok(Reset { index, query })
+        // Upstream's observation before anything runs is the query.
+        Ok(query)
     }
 
-    fn step(&mut self, action: &str) -> crate::Result<Step> {
-        if self.current()?.done {
-            return Err(crate::Error::Other(
-                "the episode is over: call reset to start another".into(),
-            ));
-        }
-        match Keyword::parse(action) {
-            Some(Keyword::Skip) => {
-                let ep = self.current()?;
-                ep.done = true;
-                ep.turns.push(TurnRecord::new(action, "skipped", None));
-                let mut info = Map::new();
-                info.insert("action_executed".into(), Value::Bool(true));
-                return Ok(Step {
-                    observation: "skipped".into(),
-                    reward: 0.0,
-                    done: true,
-                    info,
-                });
-            }
-            Some(Keyword::Submit(_)) => return self.submit_episode(),
-            None => {}
-        }
-        let timeout = self.options.limits.timeout;
-        let persistent = self.options.persistent;
-        let (cwd, prelude) = {
-            let ep = self.current()?;
-            (ep.cwd.clone(), ep.prelude.clone())
-        };
+    fn execute(&mut self, action: &str) -> crate::Result<Executed> {
         let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
-        let result = self.run_in(&ep.dir, action, &cwd, &prelude, timeout)?;
-        let ep = self.current()?;
+        let result = self.run_in(
+            &ep.dir,
+            action,
+            &ep.cwd,
+            &ep.prelude,
+            self.options.limits.timeout,
+        )?;
+        let persistent = self.options.persistent;
+        let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
         if let Some(c) = &result.cwd {
-            ep.cwd = c.clone();
+            ep.cwd.clone_from(c);
         }
         if persistent && let Some(p) = result.prelude {
             ep.prelude = p;
         }
-        ep.last_observation = result.observation.clone();
-        ep.turns.push(TurnRecord::new(
-            action,
-            &result.observation,
-            result.exit_status,
-        ));
-        let mut info = Map::new();
-        info.insert(
-            "action_executed".into(),
-            Value::Bool(result.exit_status == Some(0)),
-        );
-        if let Some(code) = result.exit_status {
-            info.insert("exit_status".into(), Value::from(code));
-        }
-        Ok(Step {
+        Ok(Executed {
             observation: result.observation,
-            reward: 0.0,
-            done: false,
+            action_executed: result.exit_status == Some(0),
+            exit_status: result.exit_status,
+            info: Default::default(),
+        })
+    }
+
+    fn score(
+        &mut self,
+        _submitted: Option<&str>,
+        last_observation: &str,
+        _ending: bool,
+    ) -> crate::Result<Evaluation> {
+        let index = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?.index;
+        if self.episode.as_ref().is_some_and(|e| e.gold.is_none()) {
+            let gold = self.run_gold(index)?;
+            if let Some(ep) = self.episode.as_mut() {
+                ep.gold = Some(gold);
+            }
+        }
+        let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
+        let gold = ep.gold.as_ref().ok_or(crate::Error::NoEpisode)?;
+        let agent_snap = Snapshot::capture(ep.dir.dir())?;
+        let agent_status = crate::fs::status::render_short(&crate::fs::status::git_status(
+            &self.baseline,
+            &agent_snap,
+        ));
+        let r = reward::score(
+            last_observation,
+            &gold.observation,
+            &agent_status,
+            &gold.status,
+            reward::content_check(ep.dir.dir(), gold.dir.dir()),
+        );
+        let mut info = r.to_info();
+        if gold.corrupt {
+            info.insert("corrupt_gold".into(), Value::Bool(true));
+        }
+        // Files that were there before the episode, destroyed by the agent but not by the gold.
+        let gold_destroyed = self.baseline.destroyed_in(&gold.snapshot);
+        let destructive: Vec<Value> = self
+            .baseline
+            .destroyed_in(&agent_snap)
+            .into_iter()
+            .filter(|p| !gold_destroyed.contains(p))
+            .map(|p| Value::String(format!("/{p}")))
+            .collect();
+        if !destructive.is_empty() {
+            info.insert("destructive".into(), Value::Array(destructive));
+        }
+        Ok(Evaluation {
+            reward: r.reward,
             info,
         })
     }
 
-    fn gold(&self) -> crate::Result<String> {
+    /// Asks the shell's own parser (`bash -n`, which runs nothing) in the episode's sandbox:
+    /// an open here-document, quote or `if` without `fi` needs more lines; anything else,
+    /// including a plain syntax error, is complete (running it reports the error).
+    fn is_complete(&mut self, source: &str) -> crate::Result<bool> {
         let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
-        Ok(self.task_at(ep.index)?.gold.clone())
+        let out = self.sandbox.run(
+            ep.dir.path(),
+            ep.dir.dir(),
+            self.options.clock,
+            &RunRequest {
+                argv: vec!["/bin/bash".into(), "-n".into(), "-c".into(), source.into()],
+                env: base_env(),
+                cwd: ep.cwd.clone(),
+                stdin: None,
+                report: false,
+                watch: None,
+            },
+            &Limits {
+                timeout: Duration::from_secs(5),
+                ..self.options.limits.clone()
+            },
+        )?;
+        let text = String::from_utf8_lossy(&out.output);
+        Ok(!(text.contains("unexpected end of file")
+            || text.contains("unexpected EOF")
+            || text.contains("here-document")
+            || text.contains("here document")))
     }
 }

@@ -1,18 +1,72 @@
 //! The one contract every environment (bash, SQL, Python) follows, modelled on upstream
-//! InterCode's gym API: `reset(index)` starts an episode, `step(action)` runs one action, and the
-//! keywords `submit` / `skip` end it.
+//! InterCode's gym API: `reset(index)` starts an episode, `step(action)` runs one action, the
+//! keywords `submit` / `skip` end it, and `evaluate()` scores it without ending it.
+//!
+//! * [`spec::EnvSpec`] is the one way to build an env (the CLI, the harness, the server and the
+//!   Python bindings all call [`spec::EnvSpec::build`]);
+//! * [`episode::Episodes`] is the one episode state machine: each env only says how to start a
+//!   task, run an action and score ([`episode::Backend`]), so reset/step/submit/skip/evaluate
+//!   behave the same everywhere;
+//! * [`Step`] carries `action_executed` and `exit_status` as fields; its JSON keeps upstream's
+//!   `(observation, reward, done, info)` shape with both inside `info`.
 //!
 //! Differences from upstream (deliberate): every episode gets fresh state (upstream's SQL env never
-//! reset; its bash env only reset what git tracked), and a step after the end of an episode is an
-//! error instead of silently running on stale state.
+//! reset; its bash env only reset what git tracked), a step after the end of an episode is an
+//! error ([`crate::Error::EpisodeOver`]) instead of silently running on stale state, and scoring
+//! without ending is its own call instead of a `submit` that does not end.
 
 pub mod bash;
+pub mod episode;
 pub mod python;
 pub mod shlex;
+pub mod spec;
 pub mod sql;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
+
+pub use episode::{Backend, Episodes};
+pub use spec::EnvSpec;
+
+/// Which environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum EnvKind {
+    #[default]
+    Bash,
+    Sql,
+    Python,
+}
+
+impl EnvKind {
+    pub const ALL: [EnvKind; 3] = [EnvKind::Bash, EnvKind::Sql, EnvKind::Python];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EnvKind::Bash => "bash",
+            EnvKind::Sql => "sql",
+            EnvKind::Python => "python",
+        }
+    }
+}
+
+impl std::fmt::Display for EnvKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for EnvKind {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<EnvKind> {
+        EnvKind::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                crate::Error::InvalidSpec(format!("unknown env {s:?} (bash, sql, python)"))
+            })
+    }
+}
 
 /// What `reset` returns: the natural-language query the agent must solve.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -21,24 +75,71 @@ pub struct Reset {
     pub query: String,
 }
 
+/// A task as the harness sees it. Policies get a [`crate::harness::policy::TaskView`] made from
+/// it, without the gold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskInfo {
+    pub query: String,
+    pub gold: String,
+    /// SQL: Spider hardness; bash: the task set (`nl2bash_fs_1`); Python: none.
+    pub category: Option<String>,
+    /// SQL: the tables of the task's database and their columns.
+    pub tables: Vec<(String, Vec<String>)>,
+}
+
 /// What `step` returns, shaped like upstream's `(observation, reward, done, info)`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub observation: String,
     pub reward: f64,
     pub done: bool,
-    /// Always holds `action_executed`; after `submit` also the reward's parts (upstream's names).
+    /// Upstream's `info["action_executed"]`: the action ran without error (bash: exit status
+    /// 0; SQL: no error; Python: no exception). True for `submit` and `skip`, as upstream sets
+    /// it for keywords.
+    pub action_executed: bool,
+    /// The process exit status (bash), when there was one.
+    pub exit_status: Option<i32>,
+    /// Everything else the env reports (SQL rows, Python output/error, the reward's parts).
     pub info: Map<String, Value>,
 }
 
 impl Step {
-    /// Whether the action ran successfully (exit status 0 for bash, no error for SQL).
-    pub fn action_executed(&self) -> bool {
-        self.info
-            .get("action_executed")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+    /// Upstream's `info` dict: [`Step::info`] plus `action_executed` and `exit_status`.
+    pub fn info_json(&self) -> Map<String, Value> {
+        let mut info = self.info.clone();
+        info.insert("action_executed".into(), Value::Bool(self.action_executed));
+        if let Some(code) = self.exit_status {
+            info.insert("exit_status".into(), Value::from(code));
+        }
+        info
     }
+}
+
+impl Serialize for Step {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Upstream<'a> {
+            observation: &'a str,
+            reward: f64,
+            done: bool,
+            info: Map<String, Value>,
+        }
+        Upstream {
+            observation: &self.observation,
+            reward: self.reward,
+            done: self.done,
+            info: self.info_json(),
+        }
+        .serialize(s)
+    }
+}
+
+/// A score taken without ending the episode ([`Env::evaluate`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation {
+    pub reward: f64,
+    /// The reward's parts, as `submit` reports them.
+    pub info: Map<String, Value>,
 }
 
 /// Words that end an episode instead of being executed (upstream: an action *starting* with
@@ -61,29 +162,46 @@ impl Keyword {
     }
 }
 
-/// An interactive coding environment.
-pub trait Env {
+/// An interactive coding environment. Built by [`EnvSpec::build`]; implemented once, by
+/// [`Episodes`], for every env.
+pub trait Env: Send {
+    /// Which environment this is.
+    fn kind(&self) -> EnvKind;
     /// Human name of the environment (`bash`, `sql`, `python`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
     /// Number of tasks in the loaded task set.
     fn task_count(&self) -> usize;
+    /// Task `index`'s query, gold and category.
+    fn task(&self, index: usize) -> crate::Result<TaskInfo>;
     /// Starts a fresh episode on task `index`.
     fn reset(&mut self, index: usize) -> crate::Result<Reset>;
     /// Runs one action, or ends the episode on `submit` / `skip`.
     fn step(&mut self, action: &str) -> crate::Result<Step>;
-    /// The gold solution of the current task (for the gold agent and for logs).
-    fn gold(&self) -> crate::Result<String>;
+    /// Scores the episode as `submit` would, without ending it.
+    fn evaluate(&mut self) -> crate::Result<Evaluation>;
+    /// Ends the episode and scores it; `name` is the Python function to test (`submit name`).
+    fn submit_named(&mut self, name: Option<&str>) -> crate::Result<Step>;
     /// Ends the episode and scores it (same as `step("submit")`).
     fn submit(&mut self) -> crate::Result<Step> {
-        self.step("submit")
+        self.submit_named(None)
+    }
+    /// Ends the episode with reward 0 (same as `step("skip")`).
+    fn skip(&mut self) -> crate::Result<Step>;
+    /// The index of the running episode's task, if one is running or just ended.
+    fn current_index(&self) -> Option<usize>;
+    /// Whether the current episode has ended (`submit` / `skip`).
+    fn is_done(&self) -> bool;
+    /// The gold solution of the current task (for the gold agent and for logs).
+    fn gold(&self) -> crate::Result<String> {
+        let index = self.current_index().ok_or(crate::Error::NoEpisode)?;
+        Ok(self.task(index)?.gold)
     }
     /// Whether `source` (the lines typed so far, joined with `\n`) forms a whole action, so an
-    /// interactive front end knows when to stop reading lines. One line is one action in bash
-    /// and SQL; the Python REPL asks its parser (`def f():` needs a body and a blank line).
-    fn is_complete(&mut self, source: &str) -> crate::Result<bool> {
-        let _ = source;
-        Ok(true)
-    }
+    /// interactive front end knows when to stop reading lines. The bash and Python envs ask
+    /// their parsers (a here-document or `def f():` needs more lines); SQL actions are one line.
+    fn is_complete(&mut self, source: &str) -> crate::Result<bool>;
 }
 
 #[cfg(test)]
@@ -100,5 +218,28 @@ mod tests {
         assert_eq!(Keyword::parse(" skip "), Some(Keyword::Skip));
         assert_eq!(Keyword::parse("skipper"), None);
         assert_eq!(Keyword::parse("ls submit"), None);
+    }
+
+    #[test]
+    fn step_json_keeps_upstreams_shape() {
+        let step = Step {
+            observation: "a\n".into(),
+            reward: 0.0,
+            done: false,
+            action_executed: false,
+            exit_status: Some(2),
+            info: Map::new(),
+        };
+        let v = serde_json::to_value(&step).unwrap();
+        assert_eq!(v["info"]["action_executed"], Value::Bool(false));
+        assert_eq!(v["info"]["exit_status"], Value::from(2));
+        assert_eq!(v["observation"], "a\n");
+        assert_eq!(v.as_object().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn env_kinds_parse() {
+        assert_eq!("SQL".parse::<EnvKind>().unwrap(), EnvKind::Sql);
+        assert!("perl".parse::<EnvKind>().is_err());
     }
 }

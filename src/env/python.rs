@@ -63,11 +63,14 @@
 
 pub mod repl;
 
-use super::{Env, Keyword, Reset, Step};
+use super::episode::{Backend, Episodes, Executed};
+use super::{EnvKind, Evaluation, TaskInfo};
 use crate::data::mbpp::{PythonTask, PythonTaskSet};
 use crate::reward::python::{self as reward, TestResult};
 use repl::{Cell, Repl, Runtime};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Limits and pool settings of the Python env.
@@ -122,45 +125,46 @@ impl Default for PythonOptions {
 struct Episode {
     index: usize,
     repl: Repl,
-    /// Output of the last action; the query until something runs.
-    last_observation: String,
-    done: bool,
 }
 
-/// The InterCode-Python environment.
-pub struct PythonEnv {
-    tasks: PythonTaskSet,
-    options: PythonOptions,
-    runtime: Runtime,
-    /// The interpreter golds are evaluated in, a fresh namespace per `submit`.
-    gold_repl: Option<Repl>,
-    episode: Option<Episode>,
+/// What the gold did on a task's tests in a fresh namespace. Fixed for a task (pinned random
+/// and hash seeds), so it is computed once per task and env.
+struct GoldOutcome {
+    tests: Vec<TestResult>,
+    error: Option<String>,
 }
+
+/// The InterCode-Python environment: episodes of [`Python`].
+pub type PythonEnv = Episodes<Python>;
 
 impl PythonEnv {
     pub fn new(tasks: PythonTaskSet, options: PythonOptions) -> crate::Result<PythonEnv> {
+        Ok(Episodes::from_backend(Python::new(tasks, options)?))
+    }
+}
+
+/// InterCode-Python's [`Backend`].
+pub struct Python {
+    tasks: PythonTaskSet,
+    options: PythonOptions,
+    runtime: Runtime,
+    /// The interpreter golds are evaluated in, a fresh namespace per task.
+    gold_repl: Option<Repl>,
+    gold_cache: HashMap<usize, Arc<GoldOutcome>>,
+    episode: Option<Episode>,
+}
+
+impl Python {
+    pub fn new(tasks: PythonTaskSet, options: PythonOptions) -> crate::Result<Python> {
         let runtime = Runtime::new(&options)?;
-        Ok(PythonEnv {
+        Ok(Python {
             tasks,
             options,
             runtime,
             gold_repl: None,
+            gold_cache: HashMap::new(),
             episode: None,
         })
-    }
-
-    /// The env for `intercode run python [--tasks FILE]`: any MBPP file [`crate::data::mbpp::load`]
-    /// reads (upstream's `ic_mbpp.json`, `mbpp.jsonl`, `sanitized-mbpp.json`), else the
-    /// embedded fixtures.
-    pub fn from_source(
-        tasks: Option<&std::path::Path>,
-        options: PythonOptions,
-    ) -> crate::Result<PythonEnv> {
-        let set = match tasks {
-            Some(path) => crate::data::mbpp::load(path)?,
-            None => crate::data::mbpp::fixtures()?,
-        };
-        PythonEnv::new(set, options)
     }
 
     pub fn tasks(&self) -> &PythonTaskSet {
@@ -183,59 +187,46 @@ impl PythonEnv {
         })
     }
 
-    fn submit_episode(&mut self, name: Option<String>) -> crate::Result<Step> {
-        let index = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?.index;
+    /// The gold's test results for task `index` (run once, then cached).
+    fn gold_outcome(&mut self, index: usize) -> crate::Result<Arc<GoldOutcome>> {
+        if let Some(g) = self.gold_cache.get(&index) {
+            return Ok(Arc::clone(g));
+        }
         let task = self.task_at(index)?.clone();
         let timeout = self.options.eval_timeout;
-        let tested = task.tested_function();
-        // Upstream: `last_action.split(" ")[1]`.
-        let submitted = name
-            .as_deref()
-            .and_then(|n| n.split_whitespace().next())
-            .map(str::to_string);
-
-        // The agent's namespace: alias, setup, tests.
-        let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
-        let mut alias_error = None;
-        if let Some(stmt) = reward::alias_statement(tested, submitted.as_deref()) {
-            let cell = ep.repl.exec(&stmt, timeout)?;
-            if !cell.ok {
-                alias_error = Some(cell.error_stripped().to_string());
-            }
-        }
-        let agent = run_tests(&mut ep.repl, &task, timeout)?;
-
-        // A fresh namespace: gold, setup, tests.
-        let mut gold_repl = match self.gold_repl.take() {
+        let mut repl = match self.gold_repl.take() {
             Some(r) => r,
             None => self.runtime.repl()?,
         };
-        gold_repl.fresh_namespace()?;
-        let gold_cell = gold_repl.exec(&task.gold, timeout)?;
-        let gold = run_tests(&mut gold_repl, &task, timeout)?;
-        self.gold_repl = Some(gold_repl);
-
-        let r = reward::score(&task.tests, submitted.as_deref().or(tested), &agent, &gold);
-        let mut info = r.to_info();
-        info.insert("action_executed".into(), Value::Bool(true));
-        if let Some(e) = alias_error {
-            info.insert("alias_error".into(), Value::String(e));
-        }
-        if !gold_cell.ok {
-            info.insert(
-                "gold_error".into(),
-                Value::String(gold_cell.error_stripped().to_string()),
-            );
-        }
-        let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
-        ep.done = true;
-        Ok(Step {
-            observation: ep.last_observation.clone(),
-            reward: r.reward,
-            done: true,
-            info,
-        })
+        repl.fresh_namespace()?;
+        let gold_cell = repl.exec(&task.gold, timeout)?;
+        let tests = run_tests(&mut repl, &task, timeout)?;
+        self.gold_repl = Some(repl);
+        let outcome = Arc::new(GoldOutcome {
+            tests,
+            error: (!gold_cell.ok).then(|| gold_cell.error_stripped().to_string()),
+        });
+        self.gold_cache.insert(index, Arc::clone(&outcome));
+        Ok(outcome)
     }
+}
+
+/// Runs the alias statement (the submitted name bound to the tested one) and the tests in
+/// `repl`; returns the test results and the alias's error, if it failed.
+fn test_agent(
+    repl: &mut Repl,
+    task: &PythonTask,
+    submitted: Option<&str>,
+    timeout: Duration,
+) -> crate::Result<(Vec<TestResult>, Option<String>)> {
+    let mut alias_error = None;
+    if let Some(stmt) = reward::alias_statement(task.tested_function(), submitted) {
+        let cell = repl.exec(&stmt, timeout)?;
+        if !cell.ok {
+            alias_error = Some(cell.error_stripped().to_string());
+        }
+    }
+    Ok((run_tests(repl, task, timeout)?, alias_error))
 }
 
 /// Runs the task's setup code (for the gold: after the gold itself, which the caller ran) and
@@ -273,7 +264,6 @@ fn test_result(cell: &Cell) -> TestResult {
 /// what happened when the interpreter had to be replaced.
 fn action_info(cell: &Cell) -> Map<String, Value> {
     let mut info = Map::new();
-    info.insert("action_executed".into(), Value::Bool(cell.ok));
     info.insert("output".into(), cell.output_stripped().into());
     info.insert("error".into(), cell.error_stripped().into());
     if let Some(why) = &cell.interrupted {
@@ -293,73 +283,95 @@ fn action_info(cell: &Cell) -> Map<String, Value> {
     info
 }
 
-impl Env for PythonEnv {
-    fn name(&self) -> &'static str {
-        "python"
-    }
+impl Backend for Python {
+    const KIND: EnvKind = EnvKind::Python;
 
     fn task_count(&self) -> usize {
         self.tasks.tasks.len()
     }
 
-    fn reset(&mut self, index: usize) -> crate::Result<Reset> {
+    fn task(&self, index: usize) -> crate::Result<TaskInfo> {
+        let task = self.task_at(index)?;
+        Ok(TaskInfo {
+            query: task.query.clone(),
+            gold: task.gold.clone(),
+            category: None,
+            tables: Vec::new(),
+        })
+    }
+
+    fn begin(&mut self, index: usize) -> crate::Result<String> {
         let query = self.task_at(index)?.query.clone();
         self.episode = None;
         let repl = self.runtime.repl()?;
-        self.episode = Some(Episode {
-            index,
-            repl,
-            last_observation: query.clone(),
-            done: false,
-        });
-        Ok(Reset { index, query })
+        self.episode = Some(Episode { index, repl });
+        Ok(query)
     }
 
-    fn step(&mut self, action: &str) -> crate::Result<Step> {
+    fn execute(&mut self, action: &str) -> crate::Result<Executed> {
         let timeout = self.options.timeout;
         let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
-        if ep.done {
-            return Err(crate::Error::Other(
-                "the episode is over: call reset to start another".into(),
-            ));
-        }
-        match Keyword::parse(action) {
-            Some(Keyword::Skip) => {
-                ep.done = true;
-                let mut info = Map::new();
-                info.insert("action_executed".into(), Value::Bool(true));
-                return Ok(Step {
-                    observation: "skipped".into(),
-                    reward: 0.0,
-                    done: true,
-                    info,
-                });
-            }
-            Some(Keyword::Submit(name)) => return self.submit_episode(name),
-            None => {}
-        }
         let cell = ep.repl.action(action, timeout)?;
-        let observation = cell.observation();
-        ep.last_observation = observation.clone();
-        Ok(Step {
-            observation,
-            reward: 0.0,
-            done: false,
+        Ok(Executed {
+            observation: cell.observation(),
+            action_executed: cell.ok,
+            exit_status: None,
             info: action_info(&cell),
         })
     }
 
-    fn gold(&self) -> crate::Result<String> {
-        let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
-        Ok(self.task_at(ep.index)?.gold.clone())
+    /// The agent's namespace (alias, setup, tests) against the gold's fresh one (gold, setup,
+    /// tests). `submit` tests in the episode's own interpreter; `evaluate` in a copy of it, so
+    /// the tests' setup code and the alias do not leak into the agent's namespace.
+    fn score(
+        &mut self,
+        submitted: Option<&str>,
+        _last_observation: &str,
+        ending: bool,
+    ) -> crate::Result<Evaluation> {
+        let index = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?.index;
+        let task = self.task_at(index)?.clone();
+        let timeout = self.options.eval_timeout;
+        // Upstream: `last_action.split(" ")[1]`.
+        let submitted = submitted
+            .and_then(|n| n.split_whitespace().next())
+            .map(str::to_string);
+        let gold = self.gold_outcome(index)?;
+        let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
+        let (agent, alias_error, replay_incomplete) = if ending {
+            let (tests, alias) = test_agent(&mut ep.repl, &task, submitted.as_deref(), timeout)?;
+            (tests, alias, false)
+        } else {
+            let (mut copy, complete) = ep.repl.fork()?;
+            let (tests, alias) = test_agent(&mut copy, &task, submitted.as_deref(), timeout)?;
+            (tests, alias, !complete)
+        };
+        let r = reward::score(
+            &task.tests,
+            submitted.as_deref().or(task.tested_function()),
+            &agent,
+            &gold.tests,
+        );
+        let mut info = r.to_info();
+        if let Some(e) = alias_error {
+            info.insert("alias_error".into(), Value::String(e));
+        }
+        if let Some(e) = &gold.error {
+            info.insert("gold_error".into(), Value::String(e.clone()));
+        }
+        if replay_incomplete {
+            info.insert("replay_incomplete".into(), Value::Bool(true));
+        }
+        Ok(Evaluation {
+            reward: r.reward,
+            info,
+        })
     }
+
     /// Asks the interpreter's own parser: a block (`def f(x):` and its indented body) ends with
     /// a blank line; open brackets and triple quotes need more lines; invalid input is
     /// complete (running it reports the error). Nothing is executed.
     fn is_complete(&mut self, source: &str) -> crate::Result<bool> {
-        if Keyword::parse(source).is_some() {
-            return Ok(true);
-        }
         let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
         ep.repl.is_complete(source)
     }

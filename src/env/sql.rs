@@ -51,7 +51,8 @@ pub use session::{Outcome, RowSet};
 use self::mysql::MysqlStmt;
 use self::session::{Limits, Session};
 use crate::data::spider::{DatabaseImages, SqlTask, SqlTaskSet};
-use crate::env::{Env, Keyword, Reset, Step};
+use crate::env::episode::{Backend, Episodes, Executed};
+use crate::env::{Env, EnvKind, Evaluation, TaskInfo};
 use crate::reward::sql::{PyValue, reward_for, rows_repr};
 use crate::{Error, Result};
 
@@ -110,12 +111,23 @@ struct Episode {
     sessions: HashMap<String, Session>,
     /// Upstream's `self.observation`: what the last executed action gave.
     last: Outcome,
-    observation: String,
-    done: bool,
+    /// Statements that wrote (every Spider task is a question: a write is a destructive
+    /// mutation of the data the agent was given).
+    writes: Vec<String>,
 }
 
-/// The InterCode-SQL environment.
-pub struct SqlEnv {
+/// The InterCode-SQL environment: episodes of [`Sql`].
+pub type SqlEnv = Episodes<Sql>;
+
+impl SqlEnv {
+    /// An environment over `tasks`.
+    pub fn new(tasks: SqlTaskSet, options: SqlOptions) -> Result<SqlEnv> {
+        Ok(Episodes::from_backend(Sql::new(tasks, options)?))
+    }
+}
+
+/// InterCode-SQL's [`Backend`].
+pub struct Sql {
     tasks: SqlTaskSet,
     options: SqlOptions,
     episode: Option<Episode>,
@@ -123,15 +135,15 @@ pub struct SqlEnv {
     gold_cache: HashMap<usize, Arc<GoldResult>>,
 }
 
-impl SqlEnv {
-    /// An environment over `tasks`.
-    pub fn new(tasks: SqlTaskSet, options: SqlOptions) -> Result<SqlEnv> {
+impl Sql {
+    /// A backend over `tasks`.
+    pub fn new(tasks: SqlTaskSet, options: SqlOptions) -> Result<Sql> {
         if options.max_rows == 0 || options.max_bytes == 0 || options.statement_timeout.is_zero() {
-            return Err(Error::Other(
+            return Err(Error::InvalidSpec(
                 "SQL options: max_rows, max_bytes and statement_timeout must be positive".into(),
             ));
         }
-        Ok(SqlEnv {
+        Ok(Sql {
             tasks,
             options,
             episode: None,
@@ -145,7 +157,7 @@ impl SqlEnv {
     }
 
     /// Task `index`.
-    pub fn task(&self, index: usize) -> Result<&SqlTask> {
+    pub fn sql_task(&self, index: usize) -> Result<&SqlTask> {
         self.tasks.tasks.get(index).ok_or(Error::TaskIndex {
             index,
             len: self.tasks.tasks.len(),
@@ -170,18 +182,12 @@ impl SqlEnv {
         }
     }
 
-    /// Scores the current observation as `submit` would, without ending the episode (upstream's
-    /// harness called `submit` after every turn and went on).
-    pub fn evaluate(&mut self) -> Result<Step> {
-        self.score(false)
-    }
-
     /// The gold result of task `index` (run once on a fresh copy, then cached).
     pub fn gold_result(&mut self, index: usize) -> Result<Arc<GoldResult>> {
         if let Some(g) = self.gold_cache.get(&index) {
             return Ok(Arc::clone(g));
         }
-        let task = self.task(index)?;
+        let task = self.sql_task(index)?;
         let image = self.tasks.images.get(&task.db)?;
         let gold_sql = parse::clean_action(&task.gold);
         let limits = Limits {
@@ -211,41 +217,11 @@ impl SqlEnv {
         Ok(result)
     }
 
-    fn score(&mut self, end: bool) -> Result<Step> {
-        let index = self.live_episode()?.index;
-        let gold = self.gold_result(index)?;
-        let ep = self.live_episode()?;
-        let agent_rows = match &ep.last {
-            Outcome::Rows(r) => Some(r.rows.as_slice()),
-            _ => None,
-        };
-        let reward = reward_for(agent_rows, &gold.rows);
-        let mut info = Map::new();
-        info.insert("agent_obs".into(), Value::String(py_str(&ep.last)));
-        info.insert("corrupt_gold".into(), Value::Bool(gold.corrupt));
-        info.insert("eval_obs".into(), Value::String(rows_repr(&gold.rows)));
-        info.insert("reward".into(), json!(reward));
-        info.insert("action_executed".into(), Value::Bool(true));
-        let observation = ep.observation.clone();
-        if end {
-            ep.done = true;
-        }
-        Ok(Step {
-            observation,
-            reward,
-            done: end,
-            info,
-        })
-    }
-
     fn live_episode(&mut self) -> Result<&mut Episode> {
-        match self.episode.as_mut() {
-            Some(ep) if !ep.done => Ok(ep),
-            _ => Err(Error::NoEpisode),
-        }
+        self.episode.as_mut().ok_or(Error::NoEpisode)
     }
 
-    fn execute(&mut self, action: &str) -> Result<Step> {
+    fn run_action(&mut self, action: &str) -> Result<Executed> {
         let sql = parse::clean_action(action);
         let limits = self.options.limits();
         let options = self.options.clone();
@@ -255,14 +231,15 @@ impl SqlEnv {
             Some(stmt) => run_mysql(&images, ep, limits, stmt)?,
             None => {
                 let db = ep.current_db.clone();
-                session_for(&images, ep, limits, &db)?.run(&sql)
+                let session = session_for(&images, ep, limits, &db)?;
+                let outcome = session.run(&sql);
+                if session.wrote() {
+                    ep.writes.push(sql.clone());
+                }
+                outcome
             }
         };
         let mut info = Map::new();
-        info.insert(
-            "action_executed".into(),
-            Value::Bool(!matches!(outcome, Outcome::Error(_))),
-        );
         info.insert("database".into(), Value::String(ep.current_db.clone()));
         if let Outcome::Rows(r) = &outcome {
             info.insert("columns".into(), json!(r.columns));
@@ -278,12 +255,12 @@ impl SqlEnv {
             info.insert("truncated".into(), Value::Bool(r.truncated));
         }
         let observation = observation_text(&outcome, &options);
-        ep.observation.clone_from(&observation);
+        let action_executed = !matches!(outcome, Outcome::Error(_));
         ep.last = outcome;
-        Ok(Step {
+        Ok(Executed {
             observation,
-            reward: 0.0,
-            done: false,
+            action_executed,
+            exit_status: None,
             info,
         })
     }
@@ -380,17 +357,25 @@ fn observation_text(outcome: &Outcome, options: &SqlOptions) -> String {
     s
 }
 
-impl Env for SqlEnv {
-    fn name(&self) -> &'static str {
-        "sql"
-    }
+impl Backend for Sql {
+    const KIND: EnvKind = EnvKind::Sql;
 
     fn task_count(&self) -> usize {
         self.tasks.tasks.len()
     }
 
-    fn reset(&mut self, index: usize) -> Result<Reset> {
-        let task = self.task(index)?.clone();
+    fn task(&self, index: usize) -> Result<TaskInfo> {
+        let task = self.sql_task(index)?;
+        Ok(TaskInfo {
+            query: task.query.clone(),
+            gold: task.gold.clone(),
+            category: task.hardness.clone(),
+            tables: task.db_tables.0.clone(),
+        })
+    }
+
+    fn begin(&mut self, index: usize) -> Result<String> {
+        let task = self.sql_task(index)?.clone();
         let db = self
             .tasks
             .images
@@ -409,37 +394,38 @@ impl Env for SqlEnv {
             sessions,
             // Upstream's reset ends with `use {db}`, whose observation is None.
             last: Outcome::NoResult,
-            observation: "None".to_string(),
-            done: false,
+            writes: Vec::new(),
         });
-        Ok(Reset {
-            index,
-            query: task.query,
-        })
+        Ok("None".to_string())
     }
 
-    fn step(&mut self, action: &str) -> Result<Step> {
-        self.live_episode()?;
-        match Keyword::parse(action) {
-            Some(Keyword::Submit(_)) => self.score(true),
-            Some(Keyword::Skip) => {
-                self.live_episode()?.done = true;
-                let mut info = Map::new();
-                info.insert("action_executed".into(), Value::Bool(false));
-                Ok(Step {
-                    observation: "skipped".to_string(),
-                    reward: 0.0,
-                    done: true,
-                    info,
-                })
-            }
-            None => self.execute(action),
+    fn execute(&mut self, action: &str) -> Result<Executed> {
+        self.run_action(action)
+    }
+
+    fn score(
+        &mut self,
+        _submitted: Option<&str>,
+        _last_observation: &str,
+        _ending: bool,
+    ) -> Result<Evaluation> {
+        let index = self.live_episode()?.index;
+        let gold = self.gold_result(index)?;
+        let ep = self.live_episode()?;
+        let agent_rows = match &ep.last {
+            Outcome::Rows(r) => Some(r.rows.as_slice()),
+            _ => None,
+        };
+        let reward = reward_for(agent_rows, &gold.rows);
+        let mut info = Map::new();
+        info.insert("agent_obs".into(), Value::String(py_str(&ep.last)));
+        info.insert("corrupt_gold".into(), Value::Bool(gold.corrupt));
+        info.insert("eval_obs".into(), Value::String(rows_repr(&gold.rows)));
+        info.insert("reward".into(), json!(reward));
+        if !ep.writes.is_empty() {
+            info.insert("destructive".into(), json!(ep.writes));
         }
-    }
-
-    fn gold(&self) -> Result<String> {
-        let ep = self.episode.as_ref().ok_or(Error::NoEpisode)?;
-        Ok(self.task(ep.index)?.gold.clone())
+        Ok(Evaluation { reward, info })
     }
 }
 
@@ -593,7 +579,7 @@ mod tests {
             s.observation,
             "[('Ada Lovelace', 2019), ('Grace Hopper', 2020)]"
         );
-        assert!(s.action_executed());
+        assert!(s.action_executed);
         assert_eq!(
             s.info["rows"],
             json!([["Ada Lovelace", 2019], ["Grace Hopper", 2020]])
@@ -601,10 +587,10 @@ mod tests {
         assert_eq!(s.info["columns"], json!(["name", "joined_year"]));
         let s = e.step("SELECT nope FROM customers").unwrap();
         assert_eq!(s.observation, "Error executing query: no such column: nope");
-        assert!(!s.action_executed());
+        assert!(!s.action_executed);
         let s = e.step("CREATE TABLE t (x INT)").unwrap();
         assert_eq!(s.observation, "None");
-        assert!(s.action_executed());
+        assert!(s.action_executed);
     }
 
     #[test]
@@ -618,7 +604,7 @@ mod tests {
         assert_eq!(done.info["agent_obs"], "[(6,)]");
         assert_eq!(done.info["eval_obs"], "[(6,)]");
         assert_eq!(done.info["corrupt_gold"], false);
-        assert!(matches!(e.step("SELECT 1"), Err(Error::NoEpisode)));
+        assert!(matches!(e.step("SELECT 1"), Err(Error::EpisodeOver)));
     }
 
     #[test]

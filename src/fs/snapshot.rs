@@ -113,6 +113,21 @@ impl Snapshot {
         Snapshot { entries }
     }
 
+    /// Regular files of `self` (the state before) that `after` lost or emptied: deleted,
+    /// replaced by something that is not a file, or truncated to zero bytes. The destructive
+    /// mutations an agent can make to what it was given.
+    pub fn destroyed_in(&self, after: &Snapshot) -> std::collections::BTreeSet<String> {
+        self.entries
+            .iter()
+            .filter(|(_, before)| before.kind == Kind::File)
+            .filter(|(path, before)| match after.entries.get(*path) {
+                None => true,
+                Some(now) => now.kind != Kind::File || (now.size == 0 && before.size > 0),
+            })
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
     pub fn get(&self, path: &str) -> Option<&SnapEntry> {
         self.entries.get(path)
     }

@@ -15,7 +15,7 @@ fn every_fixture_gold_scores_one() {
         env.reset(i).unwrap();
         let gold = env.gold().unwrap();
         let step = env.step(&gold).unwrap();
-        let executed = step.action_executed();
+        let executed = step.action_executed;
         let out = step.observation.clone();
         let done = env.submit().unwrap();
         if done.reward != 1.0 || !executed {

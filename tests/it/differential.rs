@@ -53,7 +53,7 @@ fn sandbox_agrees_with_gnu_bash() {
     for cmd in &commands {
         env.reset(0).unwrap();
         let step = env.step(cmd).unwrap();
-        let ours_status = step.info.get("exit_status").and_then(|v| v.as_i64());
+        let ours_status = step.exit_status.map(i64::from);
         // On a disk filesystem, like upstream's container: tmpfs reports directories with no
         // blocks, which `du` would show.
         let native = EpisodeDir::new_in(&std::env::temp_dir(), &tree).unwrap();

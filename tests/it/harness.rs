@@ -51,7 +51,7 @@ impl TestEpisode {
     pub fn exit(&mut self, code: i64) -> &mut Self {
         let step = self.last.as_ref().expect("no step yet");
         assert_eq!(
-            step.info.get("exit_status").and_then(|v| v.as_i64()),
+            step.exit_status.map(i64::from),
             Some(code),
             "exit status; observation was:\n{}",
             step.observation

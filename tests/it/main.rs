@@ -6,6 +6,12 @@ mod differential;
 mod download;
 mod fs_build;
 mod harness;
+#[cfg(feature = "http")]
+mod harness_run;
+#[cfg(feature = "http")]
+mod openai_client;
 mod python;
+mod report_browser;
 mod sql;
+mod support;
 mod upstream_bash;

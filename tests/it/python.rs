@@ -6,11 +6,12 @@
 //! Tests that need `../shared` skip with a note when it is missing, and fail under `CI=true`.
 //! The CPython differential test skips with a note when `python3` is not installed.
 
-use intercode::agent::{GoldPolicy, run_episode};
 use intercode::data::mbpp::{self, PythonTask, PythonTaskSet};
 use intercode::env::python::repl::{Cell, HARNESS, PYTHON_HASH, PYTHON_WASM, Runtime};
 use intercode::env::python::{PythonEnv, PythonOptions};
 use intercode::env::{Env, Step};
+use intercode::harness::agents::{AgentFactory, GoldAgent};
+use intercode::harness::runner::run_episode;
 use intercode::sandbox::repl::{Ended, Outcome, ReplModule, ReplSpec};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -69,7 +70,7 @@ impl Episode {
 
     fn executed(&mut self, yes: bool) -> &mut Self {
         assert_eq!(
-            self.last().action_executed(),
+            self.last().action_executed,
             yes,
             "action_executed; observation:\n{}",
             self.last().observation
@@ -365,9 +366,12 @@ fn random_and_hashing_are_reproducible() {
 fn fixture_golds_score_one() {
     let mut env = fixture_env(options());
     for i in 0..env.task_count() {
-        let out = run_episode(&mut env, &mut GoldPolicy::default(), i, 1).unwrap();
-        let info = &out.final_step.info;
-        assert_eq!(out.final_step.reward, 1.0, "task {i}: {info:?}");
+        let out = {
+            let mut gold = gold_policy(&env);
+            run_episode(&mut env, gold.as_mut(), i, 1)
+        };
+        let info = &out.info;
+        assert_eq!(out.reward, 1.0, "task {i}: {info:?}");
         assert_eq!(info["pass_rate"], 1.0, "task {i}: {info:?}");
         assert!(info.get("gold_error").is_none(), "task {i}: {info:?}");
     }
@@ -718,8 +722,11 @@ fn mbpp_gold_agent_over_all_974_tasks() {
     let mut failed = BTreeSet::new();
     let mut report = Vec::new();
     for i in 0..n {
-        let out = run_episode(&mut env, &mut GoldPolicy::default(), i, 1).unwrap();
-        let info = &out.final_step.info;
+        let out = {
+            let mut gold = gold_policy(&env);
+            run_episode(&mut env, gold.as_mut(), i, 1)
+        };
+        let info = &out.info;
         let task_id = env.tasks().tasks[i].task_id.unwrap();
         if info["pass_rate"] == 1.0 {
             all_pass += 1;
@@ -734,7 +741,7 @@ fn mbpp_gold_agent_over_all_974_tasks() {
                 .collect();
             report.push(format!("  task_id {task_id}: {}", causes.join("; ")));
         }
-        if out.final_step.reward == 1.0 {
+        if out.reward == 1.0 {
             reward_one += 1;
         }
     }
@@ -851,4 +858,12 @@ fn stdlib_coverage() {
             "{core} does not import"
         );
     }
+}
+
+/// The gold agent's policy for `env`'s tasks.
+fn gold_policy(env: &PythonEnv) -> Box<dyn intercode::harness::policy::Policy> {
+    GoldAgent::from_env(env)
+        .expect("golds")
+        .policy()
+        .expect("gold policy")
 }

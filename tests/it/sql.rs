@@ -80,7 +80,7 @@ impl Episode {
 
     fn fails_with(self, fragment: &str) -> Episode {
         let step = self.last.as_ref().expect("no step yet");
-        assert!(!step.action_executed(), "{:?} ran", step.observation);
+        assert!(!step.action_executed, "{:?} ran", step.observation);
         assert!(
             step.observation.starts_with("Error executing query: ")
                 && step.observation.contains(fragment),
@@ -92,7 +92,7 @@ impl Episode {
 
     fn runs(self) -> Episode {
         let step = self.last.as_ref().expect("no step yet");
-        assert!(step.action_executed(), "failed: {}", step.observation);
+        assert!(step.action_executed, "failed: {}", step.observation);
         self
     }
 
@@ -134,7 +134,7 @@ fn submit_info_has_upstream_keys() {
         "reward",
         "action_executed",
     ] {
-        assert!(done.info.contains_key(key), "missing {key}");
+        assert!(done.info_json().contains_key(key), "missing {key}");
     }
     // Upstream's tau pairs the i-th agent row with the i-th gold row and compares the *strings*
     // of each pair, so an ascending answer to a descending question is not simply -1 (scipy
@@ -169,16 +169,12 @@ fn episodes_never_leak_writes() {
     // Foreign keys are enforced, as by upstream's InnoDB.
     let s = env.step("DELETE FROM customers").unwrap();
     assert!(s.observation.contains("FOREIGN KEY"), "{}", s.observation);
-    assert!(
-        env.step("DROP TABLE order_items")
-            .unwrap()
-            .action_executed()
-    );
-    assert!(env.step("DELETE FROM orders").unwrap().action_executed());
+    assert!(env.step("DROP TABLE order_items").unwrap().action_executed);
+    assert!(env.step("DELETE FROM orders").unwrap().action_executed);
     assert!(
         !env.step("SELECT * FROM order_items")
             .unwrap()
-            .action_executed()
+            .action_executed
     );
     // Another task on the same database: untouched.
     env.reset(14).unwrap();
@@ -188,7 +184,7 @@ fn episodes_never_leak_writes() {
     env.reset(0).unwrap();
     env.step("DROP TABLE order_items").unwrap();
     env.step("DROP TABLE orders").unwrap();
-    assert!(env.step("DELETE FROM customers").unwrap().action_executed());
+    assert!(env.step("DELETE FROM customers").unwrap().action_executed);
     env.step("SELECT 6").unwrap();
     let done = env.submit().unwrap();
     assert_eq!(done.info["eval_obs"], "[(6,)]");

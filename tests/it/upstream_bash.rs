@@ -47,7 +47,7 @@ fn upstream_gold_outputs_reproduce() {
             considered += 1;
             env.reset(index).unwrap();
             let step = env.step(gold).unwrap();
-            if step.action_executed() {
+            if step.action_executed {
                 exit0 += 1;
             }
             let ours = step.observation.clone();

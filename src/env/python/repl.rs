@@ -437,6 +437,20 @@ impl Repl {
         Ok(cell.ok || cell.interrupted.is_some())
     }
 
+    /// A second interpreter holding the same namespace, rebuilt by replaying this one's
+    /// completed requests into a fresh interpreter: scoring runs the tests there, so the
+    /// episode's own namespace is left exactly as the agent made it. `complete` is false when
+    /// a replayed request failed (the copy then holds what replayed before it).
+    pub fn fork(&self) -> crate::Result<(Repl, bool)> {
+        let mut copy = Repl {
+            process: self.runtime.take()?,
+            runtime: self.runtime.clone(),
+            history: self.history.clone(),
+        };
+        let (_, complete) = copy.replay_history()?;
+        Ok((copy, complete))
+    }
+
     /// How many requests a restart would replay.
     pub fn history_len(&self) -> usize {
         self.history.len()
@@ -519,6 +533,11 @@ impl Repl {
     /// Replaces the dead interpreter and replays the history into it.
     fn restart(&mut self) -> crate::Result<(usize, bool)> {
         self.process = self.runtime.take()?;
+        self.replay_history()
+    }
+
+    /// Replays the history into the (fresh) current process.
+    fn replay_history(&mut self) -> crate::Result<(usize, bool)> {
         let history = std::mem::take(&mut self.history);
         let mut replayed = 0;
         for (op, code, timeout) in &history {

@@ -251,8 +251,8 @@ pub fn replay_log(path: &Path, tasks: &SqlTaskSet, options: &SqlOptions) -> Resu
             }
             let (observation, reward) = if react {
                 if action.trim() == "submit" {
-                    let s = env.evaluate()?;
-                    (s.observation, s.reward)
+                    // The observation of a submit is not compared (see `compare_obs`).
+                    (String::new(), env.evaluate()?.reward)
                 } else {
                     let (sql, _) = upstream_react_parser(action);
                     let s = env.step(&sql)?;
@@ -276,9 +276,9 @@ pub fn replay_log(path: &Path, tasks: &SqlTaskSet, options: &SqlOptions) -> Resu
                 continue;
             }
             report.scored_turns += 1;
-            let parts = env
-                .last_result()
-                .map(|r| r.rows.clone())
+            let agent_rows: Option<Vec<Vec<crate::reward::sql::PyValue>>> =
+                env.last_result().map(|r| r.rows.clone());
+            let parts = agent_rows
                 .zip(env.gold_result(task).ok())
                 .map(|(agent, gold)| score_parts(&agent, &gold.rows));
             if parts.is_some_and(|p| p.iou == logged_reward)

@@ -217,6 +217,9 @@ pub(crate) struct Session {
     conn: Connection,
     guard: Arc<Guard>,
     limits: Limits,
+    /// The last statement ran and was one that writes (SQLite's `sqlite3_stmt_readonly`).
+    /// (A `Cell`: it is set while a prepared statement still borrows the connection.)
+    wrote: std::cell::Cell<bool>,
 }
 
 fn db_err(e: rusqlite::Error) -> Error {
@@ -287,6 +290,7 @@ impl Session {
             conn,
             guard,
             limits,
+            wrote: std::cell::Cell::new(false),
         })
     }
 
@@ -300,9 +304,15 @@ impl Session {
         self.guard
             .deadline_ns
             .store(start.saturating_add(budget), Ordering::Relaxed);
+        self.wrote.set(false);
         let outcome = self.run_inner(sql);
         self.guard.deadline_ns.store(u64::MAX, Ordering::Relaxed);
         outcome
+    }
+
+    /// Whether the last [`Session::run`] ran a statement that writes (`INSERT`, `DROP`, ...).
+    pub fn wrote(&self) -> bool {
+        self.wrote.get()
     }
 
     fn run_inner(&mut self, sql: &str) -> Outcome {
@@ -315,10 +325,14 @@ impl Session {
                 "this episode is read-only; the statement would write".to_string(),
             );
         }
+        let writes = !stmt.readonly();
         let ncols = stmt.column_count();
         if ncols == 0 {
             return match stmt.raw_execute() {
-                Ok(_) => Outcome::NoResult,
+                Ok(_) => {
+                    self.wrote.set(writes);
+                    Outcome::NoResult
+                }
                 Err(e) => Outcome::Error(self.message(&e)),
             };
         }
@@ -350,6 +364,7 @@ impl Session {
                 Err(e) => return Outcome::Error(self.message(&e)),
             }
         }
+        self.wrote.set(writes);
         Outcome::Rows(RowSet {
             columns,
             rows,

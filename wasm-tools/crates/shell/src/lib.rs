@@ -107,6 +107,9 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
     let mut i = 1;
     let mut script: Option<String> = None;
     let mut is_subshell = false;
+    // `-n`: read and parse the script, run nothing (interactive front ends ask this to know
+    // whether lines typed so far form a whole command).
+    let mut noexec = false;
     while i < args.len() {
         let a = &args[i];
         match a.as_str() {
@@ -121,6 +124,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
                 i += 2;
                 break;
             }
+            "-n" => noexec = true,
             "-e" => shell.options.errexit = true,
             "-x" => shell.options.xtrace = true,
             "-u" => shell.options.nounset = true,
@@ -139,6 +143,23 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
             _ => break,
         }
         i += 1;
+    }
+    if noexec {
+        let text = match script {
+            Some(text) => text,
+            None => {
+                let mut input = Vec::new();
+                let _ = hostcalls::read_to_end(0, &mut input);
+                String::from_utf8_lossy(&input).into_owned()
+            }
+        };
+        return match parse(&text) {
+            Ok(_) => 0,
+            Err(e) => {
+                shell.err(&format!("{argv0}: {e}\n"));
+                2
+            }
+        };
     }
     let status = match script {
         Some(text) => {
