@@ -6,6 +6,7 @@ mod chat;
 mod download;
 mod human;
 mod progress;
+mod replay;
 mod run;
 mod runs;
 mod shell;

@@ -7,6 +7,19 @@ use std::process::ExitCode;
 
 /// `intercode replay FILE…`: upstream SQL logs, by default on upstream's own (MySQL) rows.
 pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let (sql, others): (Vec<_>, Vec<_>) = args.files.iter().cloned().partition(|f| {
+        intercode::data::upstream_log::read(f)
+            .is_ok_and(|l| l.env == intercode::data::upstream_log::LogEnv::Sql)
+    });
+    super::replay::replay_logs(&args.files, &args.source)?;
+    let _ = others;
+    if sql.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let args = ReplayArgs {
+        files: sql,
+        source: args.source,
+    };
     let data: SqlData = if args.source.data == "fixtures" {
         SqlData::UpstreamMysql
     } else {
