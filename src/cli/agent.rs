@@ -38,31 +38,14 @@ pub fn build(args: &RunArgs, spec: &EnvSpec, env: &dyn Env) -> anyhow::Result<Bu
             Box::new(GoldAgent::from_env(env)?),
         ),
         AgentKind::Replay => {
-            let from = args
-                .from
-                .as_ref()
-                .context("--agent replay needs --from RUN_DIR (a run directory of ours)")?;
-            let run = intercode::harness::run_dir::read_run(from)?;
-            anyhow::ensure!(
-                run.manifest.env.env == spec.env,
-                "{} is a {} run, not {}",
-                from.display(),
-                run.manifest.env.env,
-                spec.env
-            );
-            let episodes: HashMap<usize, Vec<String>> = run
-                .records
-                .iter()
-                .map(|r| {
-                    let actions = r.actions.iter().map(|t| t.action.clone()).collect();
-                    (r.task_index, actions)
-                })
-                .collect();
+            let from = args.from.as_ref().context(
+                "--agent replay needs --from SOURCE: one of our run directories or an upstream \
+                 results file",
+            )?;
+            let (episodes, context) = replay_source(from, spec)?;
             BuiltAgent::plain(
                 "replay",
-                json!({"replayed_run": from.display().to_string(),
-                       "replayed_agent": run.manifest.agent,
-                       "replayed_model": run.manifest.model}),
+                context,
                 Box::new(ReplayAgent::new(episodes, true)),
             )
         }
@@ -79,4 +62,48 @@ pub fn build(args: &RunArgs, spec: &EnvSpec, env: &dyn Env) -> anyhow::Result<Bu
         }
         AgentKind::Chat => super::chat::build(&args.chat, args.max_turns, spec)?,
     })
+}
+
+/// The actions to replay, by task index, from one of our run directories or an upstream log.
+fn replay_source(
+    from: &std::path::Path,
+    spec: &EnvSpec,
+) -> anyhow::Result<(HashMap<usize, Vec<String>>, Value)> {
+    if from.is_dir() {
+        let run = intercode::harness::run_dir::read_run(from)?;
+        anyhow::ensure!(
+            run.manifest.env.env == spec.env,
+            "{} is a {} run, not {}",
+            from.display(),
+            run.manifest.env.env,
+            spec.env
+        );
+        let episodes = run
+            .records
+            .iter()
+            .map(|r| {
+                let actions = r.actions.iter().map(|t| t.action.clone()).collect();
+                (r.task_index, actions)
+            })
+            .collect();
+        let context = json!({"replayed_run": from.display().to_string(),
+                             "replayed_agent": run.manifest.agent,
+                             "replayed_model": run.manifest.model});
+        return Ok((episodes, context));
+    }
+    let log = intercode::data::upstream_log::read(from)?;
+    anyhow::ensure!(
+        log.env.name() == spec.env.name(),
+        "{} is an upstream {} log, not {}",
+        from.display(),
+        log.env,
+        spec.env
+    );
+    let episodes = log
+        .episodes
+        .iter()
+        .map(|e| (e.task_index, e.actions.clone()))
+        .collect();
+    let context = json!({"replayed_upstream_log": from.display().to_string()});
+    Ok((episodes, context))
 }

@@ -66,3 +66,81 @@ pub fn without_timing(v: &mut serde_json::Value) {
         _ => {}
     }
 }
+
+/// `--agent human` reads actions from stdin (no terminal): a here-document typed over four
+/// lines is one action, and the episode is recorded like any agent's.
+#[test]
+fn a_human_at_stdin_plays_through_the_same_loop_and_records() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_intercode"))
+        .args(["run", "bash", "--agent", "human", "--only", "0", "--out"])
+        .arg(&run_dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run intercode");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"cat <<EOF > /tmp/x\nhello\nworld\nEOF\nwc -l /tmp/x\nsubmit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("2 /tmp/x"), "{stdout}");
+    let run = intercode::harness::run_dir::read_run(&run_dir).unwrap();
+    let actions: Vec<&str> = run.records[0]
+        .actions
+        .iter()
+        .map(|t| t.action.as_str())
+        .collect();
+    assert_eq!(
+        actions,
+        ["cat <<EOF > /tmp/x\nhello\nworld\nEOF", "wc -l /tmp/x"]
+    );
+    assert_eq!(run.manifest.agent, "human");
+}
+
+/// `--agent replay --from RUN_DIR` replays a run's actions and scores them the same way.
+#[test]
+fn replaying_a_run_gives_its_rewards_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, replayed) = (dir.path().join("gold"), dir.path().join("replayed"));
+    let (_, err, code) = run(&[
+        "run",
+        "sql",
+        "--agent",
+        "gold",
+        "--out",
+        gold.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, err, code) = run(&[
+        "run",
+        "sql",
+        "--agent",
+        "replay",
+        "--from",
+        gold.to_str().unwrap(),
+        "--out",
+        replayed.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let read = |d: &std::path::Path| intercode::harness::run_dir::read_run(d).unwrap().records;
+    let (a, b) = (read(&gold), read(&replayed));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.reward, y.reward, "task {}", x.task_index);
+        assert_eq!(x.actions[0].action, y.actions[0].action);
+        // The replay scored after the action: the gold's reward, before the submit.
+        assert_eq!(y.actions[0].reward, Some(1.0), "task {}", y.task_index);
+    }
+}

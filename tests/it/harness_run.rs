@@ -443,3 +443,41 @@ fn resumed_and_sharded_runs_equal_a_whole_run() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("other settings"), "{err}");
 }
+
+/// A run killed with SIGKILL half way, then resumed, records what a clean run records.
+#[test]
+fn a_killed_run_resumes_to_the_records_of_a_clean_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (clean, killed) = (dir.path().join("clean"), dir.path().join("killed"));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (_, err, code) = intercode(&["run", "python", "--agent", "gold", "--out", &s(&clean)]);
+    assert_eq!(code, Some(0), "{err}");
+    let whole = read_records(&clean);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_intercode"))
+        .args(["run", "python", "--agent", "gold", "--out", &s(&killed)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let episodes = killed.join("episodes.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let lines = std::fs::read_to_string(&episodes).map_or(0, |t| t.lines().count());
+        if lines >= 3 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no episode recorded");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before the kill"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = read_records(&killed).len();
+    assert!(before < whole.len(), "killed after the end");
+    let (_, err, code) = intercode(&["run", "python", "--agent", "gold", "--resume", &s(&killed)]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(comparable(&read_records(&killed)), comparable(&whole));
+}
