@@ -125,6 +125,8 @@ impl Default for PythonOptions {
 struct Episode {
     index: usize,
     repl: Repl,
+    /// Top-level functions the agent's successful actions defined, latest last.
+    defined: Vec<String>,
 }
 
 /// What the gold did on a task's tests in a fresh namespace. Fixed for a task (pinned random
@@ -209,6 +211,18 @@ impl Python {
         self.gold_cache.insert(index, Arc::clone(&outcome));
         Ok(outcome)
     }
+}
+
+/// Names of the functions `code` defines at its top level (`def name(` at the start of a line).
+fn top_level_defs(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|line| line.strip_prefix("def "))
+        .filter_map(|rest| {
+            let name = rest.split('(').next()?.trim();
+            let ok = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+            ok.then(|| name.to_string())
+        })
+        .collect()
 }
 
 /// Runs the alias statement (the submitted name bound to the tested one) and the tests in
@@ -304,7 +318,11 @@ impl Backend for Python {
         let query = self.task_at(index)?.query.clone();
         self.episode = None;
         let repl = self.runtime.repl()?;
-        self.episode = Some(Episode { index, repl });
+        self.episode = Some(Episode {
+            index,
+            repl,
+            defined: Vec::new(),
+        });
         Ok(query)
     }
 
@@ -312,6 +330,12 @@ impl Backend for Python {
         let timeout = self.options.timeout;
         let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
         let cell = ep.repl.action(action, timeout)?;
+        if cell.ok {
+            for name in top_level_defs(action) {
+                ep.defined.retain(|n| n != &name);
+                ep.defined.push(name);
+            }
+        }
         Ok(Executed {
             observation: cell.observation(),
             action_executed: cell.ok,
@@ -332,12 +356,19 @@ impl Backend for Python {
         let index = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?.index;
         let task = self.task_at(index)?.clone();
         let timeout = self.options.eval_timeout;
-        // Upstream: `last_action.split(" ")[1]`.
-        let submitted = submitted
-            .and_then(|n| n.split_whitespace().next())
-            .map(str::to_string);
         let gold = self.gold_outcome(index)?;
         let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
+        // Upstream: `last_action.split(" ")[1]`. Without a name (an `evaluate`, a bare
+        // `submit`), the agent's latest function stands for the tested one when it defined
+        // none of that name: upstream's harness always submitted the function it had just run.
+        let submitted = submitted
+            .and_then(|n| n.split_whitespace().next())
+            .map(str::to_string)
+            .or_else(|| {
+                let tested = task.tested_function();
+                let has_tested = tested.is_some_and(|t| ep.defined.iter().any(|d| d == t));
+                (!has_tested).then(|| ep.defined.last().cloned()).flatten()
+            });
         let (agent, alias_error, replay_incomplete) = if ending {
             let (tests, alias) = test_agent(&mut ep.repl, &task, submitted.as_deref(), timeout)?;
             (tests, alias, false)

@@ -378,6 +378,28 @@ fn fixture_golds_score_one() {
 }
 
 #[test]
+fn without_a_name_the_agents_latest_function_stands_for_the_tested_one() {
+    // Upstream's harness submitted the function the agent had just defined; `evaluate` and a
+    // bare `submit` do the same when the agent defined nothing of the tested name.
+    let mut ep = Episode::on(0);
+    ep.step("def helper(x):\n    return x * x")
+        .step("def mine(xs):\n    return sum(helper(x) for x in xs)");
+    let score = ep.env.evaluate().unwrap();
+    assert_eq!(score.reward, 1.0, "{:?}", score.info);
+    assert_eq!(score.info["submitted_function"], "mine");
+    // The evaluation ran in a copy: the agent's namespace has no alias.
+    let step = ep.env.step("sum_of_squares").unwrap();
+    assert!(!step.action_executed, "{}", step.observation);
+    assert_eq!(ep.env.step("submit").unwrap().reward, 1.0);
+
+    // An agent function of the tested name is tested, whatever came after it.
+    let mut ep = Episode::on(0);
+    ep.step("def sum_of_squares(xs):\n    return sum(x * x for x in xs)")
+        .step("def unrelated():\n    return 0");
+    assert_eq!(ep.env.step("submit").unwrap().reward, 1.0);
+}
+
+#[test]
 fn submit_aliases_the_tested_name() {
     // Task 0 tests sum_of_squares; the agent names its function differently.
     let mut ep = Episode::on(0);
