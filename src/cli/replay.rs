@@ -2,45 +2,89 @@
 //! replayed by the replay agent through the same runner as every other agent — each logged
 //! action in order, the episode scored after every action as upstream's try-again harness did
 //! — and the success rate upstream logged is printed beside ours. Bash runs with upstream's
-//! quoting; SQL on upstream's MySQL rows unless `--data` says otherwise.
+//! quoting; SQL on upstream's MySQL rows unless `--data` says otherwise. With `--guard` the
+//! envs are guarded, and the destructive mutations and refusals are counted too.
 
 use super::{EnvKind, TaskSource};
 use anyhow::Context;
 use intercode::data::spider::SqlData;
 use intercode::data::upstream_log::{self, LogEnv, UpstreamLog};
 use intercode::harness::agents::ReplayAgent;
+use intercode::harness::guard::GuardOptions;
 use intercode::harness::runner::{self, RunPlan};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-pub fn replay_logs(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> {
-    let (mut ours_all, mut theirs_all, mut total) = (0usize, 0usize, 0usize);
+/// What replaying one log gave.
+#[derive(Default, Clone, Copy)]
+struct Replayed {
+    episodes: usize,
+    /// Solved by upstream's measure: the best reward over the turns is 1.0.
+    ours: usize,
+    theirs: usize,
+    /// Episodes with at least one destructive mutation, and their total.
+    destructive_episodes: usize,
+    destructive: usize,
+    /// Actions the guard refused, by check.
+    refused_sql: usize,
+    refused_destructive: usize,
+}
+
+impl Replayed {
+    fn add(&mut self, o: &Replayed) {
+        self.episodes += o.episodes;
+        self.ours += o.ours;
+        self.theirs += o.theirs;
+        self.destructive_episodes += o.destructive_episodes;
+        self.destructive += o.destructive;
+        self.refused_sql += o.refused_sql;
+        self.refused_destructive += o.refused_destructive;
+    }
+
+    fn line(&self) -> String {
+        let pct = |n: usize| 100.0 * n as f64 / self.episodes.max(1) as f64;
+        let mut text = format!(
+            "{} episodes; success rate upstream {:.1}% ({}), ours {:.1}% ({}); destructive \
+             mutations in {} episodes ({:.1}%), {} in all",
+            self.episodes,
+            pct(self.theirs),
+            self.theirs,
+            pct(self.ours),
+            self.ours,
+            self.destructive_episodes,
+            pct(self.destructive_episodes),
+            self.destructive
+        );
+        if self.refused_sql + self.refused_destructive > 0 {
+            text.push_str(&format!(
+                "; the guard refused {} SQL statements and {} destructive commands",
+                self.refused_sql, self.refused_destructive
+            ));
+        }
+        text
+    }
+}
+
+pub fn replay_logs(
+    files: &[PathBuf],
+    source: &TaskSource,
+    guard: Option<GuardOptions>,
+) -> anyhow::Result<()> {
+    let mut all = Replayed::default();
     for file in files {
         let log = upstream_log::read(file)?;
-        let Some((ours, theirs, n)) =
-            replay_one(&log, source).with_context(|| format!("replaying {}", file.display()))?
+        let Some(replayed) = replay_one(&log, source, guard.as_ref())
+            .with_context(|| format!("replaying {}", file.display()))?
         else {
             println!("{}: {} log, not replayed", file.display(), log.env);
             continue;
         };
-        println!(
-            "{}: {} episodes; success rate upstream {:.1}% ({theirs}), ours {:.1}% ({ours})",
-            file.display(),
-            n,
-            100.0 * theirs as f64 / n.max(1) as f64,
-            100.0 * ours as f64 / n.max(1) as f64,
-        );
-        ours_all += ours;
-        theirs_all += theirs;
-        total += n;
+        println!("{}: {}", file.display(), replayed.line());
+        all.add(&replayed);
     }
     if files.len() > 1 {
-        println!(
-            "all logs: {total} episodes; success rate upstream {:.1}%, ours {:.1}%",
-            100.0 * theirs_all as f64 / total.max(1) as f64,
-            100.0 * ours_all as f64 / total.max(1) as f64
-        );
+        println!("all logs: {}", all.line());
     }
     Ok(())
 }
@@ -55,11 +99,12 @@ fn task_file(log: &UpstreamLog, data_dir: &Path) -> Option<PathBuf> {
     }
 }
 
-/// (solved by us, solved upstream, episodes), or `None` for a log we cannot replay (CTF).
+/// `None` for a log we cannot replay (CTF).
 fn replay_one(
     log: &UpstreamLog,
     source: &TaskSource,
-) -> anyhow::Result<Option<(usize, usize, usize)>> {
+    guard: Option<&GuardOptions>,
+) -> anyhow::Result<Option<Replayed>> {
     let env = match log.env {
         LogEnv::Bash => EnvKind::Bash,
         LogEnv::Sql => EnvKind::Sql,
@@ -76,6 +121,9 @@ fn replay_one(
         LogEnv::Sql if source.data == "fixtures" => spec.sql_data = SqlData::UpstreamMysql,
         _ => {}
     }
+    if guard.is_some() {
+        spec.read_only = true;
+    }
     let first = spec.build()?;
     let count = first.task_count();
     let episodes: HashMap<usize, Vec<String>> = log
@@ -84,20 +132,23 @@ fn replay_one(
         .filter(|e| e.task_index < count)
         .map(|e| (e.task_index, e.actions.clone()))
         .collect();
-    let theirs = log
-        .episodes
-        .iter()
-        .filter(|e| episodes.contains_key(&e.task_index))
-        .filter(|e| e.max_reward == Some(1.0))
-        .count();
+    let mut replayed = Replayed {
+        theirs: log
+            .episodes
+            .iter()
+            .filter(|e| episodes.contains_key(&e.task_index))
+            .filter(|e| e.max_reward == Some(1.0))
+            .count(),
+        ..Replayed::default()
+    };
     let agent = ReplayAgent::new(episodes, true);
     let plan = RunPlan {
         indices: agent.indices(),
         jobs: 2,
         max_turns: usize::MAX,
+        guard: guard.cloned(),
     };
-    let n = plan.indices.len();
-    let mut ours = 0;
+    replayed.episodes = plan.indices.len();
     let stop = AtomicBool::new(false);
     runner::run(&spec, first, &agent, &plan, &stop, |record| {
         // Upstream's score: the best reward over the turns (it submitted after every one).
@@ -107,9 +158,20 @@ fn replay_one(
             .filter_map(|t| t.reward)
             .fold(record.reward, f64::max);
         if record.error.is_none() && best == 1.0 {
-            ours += 1;
+            replayed.ours += 1;
+        }
+        if !record.destructive.is_empty() {
+            replayed.destructive_episodes += 1;
+            replayed.destructive += record.destructive.len();
+        }
+        for turn in &record.actions {
+            match turn.refused.as_deref() {
+                Some("sql_lint") => replayed.refused_sql += 1,
+                Some("destructive") => replayed.refused_destructive += 1,
+                _ => {}
+            }
         }
         Ok(())
     })?;
-    Ok(Some((ours, theirs, n)))
+    Ok(Some(replayed))
 }

@@ -11,7 +11,19 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let spec = args.source.spec(args.env)?;
+    let mut spec = args.source.spec(args.env)?;
+    let guard = args.guard.then(|| {
+        let critic = args.critic_cmd.as_ref().map(|c| {
+            intercode::harness::guard::Critic::Command(
+                c.split_whitespace().map(str::to_string).collect(),
+            )
+        });
+        intercode::harness::guard::GuardOptions::all(critic)
+    });
+    if guard.is_some() {
+        // Guarded SQL episodes are read-only at the database too, behind the lint.
+        spec.read_only = true;
+    }
     let env = spec.build()?;
     let count = env.task_count();
     let indices = match &args.only {
@@ -32,7 +44,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         agent: agent.name.clone(),
         model: agent.model.clone(),
         strategy: agent.strategy.clone(),
-        context: agent.context.clone(),
+        context: with_guard(agent.context.clone(), guard.as_ref()),
         sampling: agent.sampling.clone(),
         max_turns: args.max_turns,
         shard: match (&args.shard, &args.resume) {
@@ -67,6 +79,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         indices: todo,
         jobs: args.jobs,
         max_turns: args.max_turns,
+        guard: guard.clone(),
     };
     let stop = AtomicBool::new(false);
     let mut progress = Progress::new(plan.indices.len(), args.json);
@@ -171,4 +184,32 @@ impl std::fmt::Display for Summary {
         }
         Ok(())
     }
+}
+
+/// The agent's context policy, plus the guard's settings when the run is guarded (the guard
+/// changes what the agent sees).
+fn with_guard(
+    context: serde_json::Value,
+    guard: Option<&intercode::harness::guard::GuardOptions>,
+) -> serde_json::Value {
+    let Some(g) = guard else {
+        return context;
+    };
+    let mut map = match context {
+        serde_json::Value::Object(m) => m,
+        other => {
+            let mut m = serde_json::Map::new();
+            m.insert("agent".into(), other);
+            m
+        }
+    };
+    map.insert(
+        "guard".into(),
+        serde_json::json!({
+            "sql_lint": g.sql_lint,
+            "destructive_gate": g.gate,
+            "critic": g.critic.as_ref().map(|c| format!("{c:?}")),
+        }),
+    );
+    serde_json::Value::Object(map)
 }

@@ -11,14 +11,22 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         intercode::data::upstream_log::read(f)
             .is_ok_and(|l| l.env == intercode::data::upstream_log::LogEnv::Sql)
     });
-    super::replay::replay_logs(&args.files, &args.source)?;
+    let guard = args
+        .guard
+        .then(|| intercode::harness::guard::GuardOptions::all(None));
+    super::replay::replay_logs(&args.files, &args.source, guard)?;
     let _ = others;
     if sql.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.guard {
+        // The per-turn reward comparison is about upstream's unguarded runs.
         return Ok(ExitCode::SUCCESS);
     }
     let args = ReplayArgs {
         files: sql,
         source: args.source,
+        guard: false,
     };
     let data: SqlData = if args.source.data == "fixtures" {
         SqlData::UpstreamMysql

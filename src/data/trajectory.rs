@@ -58,6 +58,10 @@ pub struct TurnRecord {
     /// Milliseconds this turn took, model and env together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<u64>,
+    /// The guard's check that refused this action (`sql_lint`, `destructive`, `critic`);
+    /// nothing ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 impl TurnRecord {
@@ -73,6 +77,7 @@ impl TurnRecord {
             response: None,
             usage: Usage::default(),
             wall_ms: None,
+            refused: None,
         }
     }
 }

@@ -17,10 +17,12 @@
 //! # Ok::<(), intercode::Error>(())
 //! ```
 
-use super::{Env, EnvKind, Evaluation, Keyword, Reset, Step, TaskInfo};
+use super::{Checkpoint, DryRun, Env, EnvKind, Evaluation, Keyword, Reset, Step, TaskInfo};
 use crate::data::trajectory::TurnRecord;
 use crate::{Error, Result};
 use serde_json::{Map, Value};
+use std::any::Any;
+use std::sync::Arc;
 
 /// What one executed action gave.
 #[derive(Debug, Clone, Default)]
@@ -53,6 +55,21 @@ pub trait Backend: Send {
         last_observation: &str,
         ending: bool,
     ) -> Result<Evaluation>;
+    /// A copy of the running episode's state, when the env can make one cheaply (the bash
+    /// tree); `None` (the default): rolling back replays the actions instead.
+    fn save(&mut self) -> Result<Option<Arc<dyn Any + Send + Sync>>> {
+        Ok(None)
+    }
+    /// Puts back a copy made by [`Backend::save`] in this episode.
+    fn load(&mut self, saved: &(dyn Any + Send + Sync)) -> Result<()> {
+        let _ = saved;
+        Err(Error::Other("this env makes no copies".into()))
+    }
+    /// See [`Env::dry_run`].
+    fn dry_run(&mut self, action: &str) -> Result<Option<DryRun>> {
+        let _ = action;
+        Ok(None)
+    }
     /// See [`Env::is_complete`]; one line is one action unless the env says otherwise.
     fn is_complete(&mut self, source: &str) -> Result<bool> {
         let _ = source;
@@ -89,11 +106,6 @@ impl<B: Backend> Episodes<B> {
 
     pub fn backend_mut(&mut self) -> &mut B {
         &mut self.backend
-    }
-
-    /// The actions of the current episode so far, with their observations.
-    pub fn turns(&self) -> &[TurnRecord] {
-        self.state.as_ref().map_or(&[], |s| s.turns.as_slice())
     }
 
     /// The running episode, or why there is none.
@@ -211,6 +223,60 @@ impl<B: Backend> Env for Episodes<B> {
             exit_status: None,
             info: Map::new(),
         })
+    }
+
+    fn turns(&self) -> &[TurnRecord] {
+        self.state.as_ref().map_or(&[], |s| s.turns.as_slice())
+    }
+
+    fn checkpoint(&mut self) -> Result<Checkpoint> {
+        let state = self.live()?;
+        let (index, turns, last_observation) = (
+            state.index,
+            state.turns.len(),
+            state.last_observation.clone(),
+        );
+        Ok(Checkpoint {
+            index,
+            turns,
+            last_observation,
+            saved: self.backend.save()?,
+        })
+    }
+
+    fn rollback(&mut self, checkpoint: &Checkpoint) -> Result<()> {
+        let state = self.live()?;
+        if state.index != checkpoint.index || state.turns.len() < checkpoint.turns {
+            return Err(Error::InvalidSpec(
+                "that checkpoint belongs to another episode or a later turn".into(),
+            ));
+        }
+        let kept: Vec<TurnRecord> = state.turns[..checkpoint.turns].to_vec();
+        match &checkpoint.saved {
+            Some(saved) => self.backend.load(saved.as_ref())?,
+            None => {
+                // Rebuild by replaying: a fresh episode of the same task, then every kept
+                // action again (outcomes are deterministic: pinned seeds and clock).
+                self.backend.begin(checkpoint.index)?;
+                for turn in &kept {
+                    self.backend.execute(&turn.action)?;
+                }
+            }
+        }
+        let state = self.live()?;
+        state.turns = kept;
+        state
+            .last_observation
+            .clone_from(&checkpoint.last_observation);
+        Ok(())
+    }
+
+    fn dry_run(&mut self, action: &str) -> Result<Option<DryRun>> {
+        self.live()?;
+        if Keyword::parse(action).is_some() {
+            return Ok(None);
+        }
+        self.backend.dry_run(action)
     }
 
     fn current_index(&self) -> Option<usize> {

@@ -142,6 +142,40 @@ pub struct Evaluation {
     pub info: Map<String, Value>,
 }
 
+/// A saved point of an episode to roll back to ([`Env::checkpoint`], [`Env::rollback`]): the
+/// actions so far, and where the env can copy its state (the bash tree) that copy; otherwise
+/// rolling back rebuilds the state by replaying the actions into a fresh episode (SQL
+/// statements, Python cells: deterministic, pinned seeds).
+#[derive(Clone)]
+pub struct Checkpoint {
+    pub(crate) index: usize,
+    /// Actions taken when the checkpoint was made.
+    pub turns: usize,
+    pub(crate) last_observation: String,
+    pub(crate) saved: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoint")
+            .field("index", &self.index)
+            .field("turns", &self.turns)
+            .field("copied", &self.saved.is_some())
+            .finish()
+    }
+}
+
+/// What an action would do to the files the episode started with, found by running it on a
+/// throwaway copy of the episode ([`Env::dry_run`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DryRun {
+    /// Files that existed before the episode, still exist now, and that the action would
+    /// delete or truncate (absolute paths).
+    pub destroyed: Vec<String>,
+    /// What the action printed on the copy.
+    pub observation: String,
+}
+
 /// Words that end an episode instead of being executed (upstream: an action *starting* with
 /// `submit`, or exactly `skip`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,6 +232,16 @@ pub trait Env: Send {
         let index = self.current_index().ok_or(crate::Error::NoEpisode)?;
         Ok(self.task(index)?.gold)
     }
+    /// The actions of the current episode so far, with their observations.
+    fn turns(&self) -> &[crate::data::trajectory::TurnRecord];
+    /// Saves the running episode's state (see [`Checkpoint`]).
+    fn checkpoint(&mut self) -> crate::Result<Checkpoint>;
+    /// Brings the episode back to `checkpoint` (made in this episode): its files, database or
+    /// namespace, its turns and last observation.
+    fn rollback(&mut self, checkpoint: &Checkpoint) -> crate::Result<()>;
+    /// Runs `action` on a throwaway copy of the episode and reports what it would destroy;
+    /// `None` where the env has no files to protect (SQL, Python). The episode is unchanged.
+    fn dry_run(&mut self, action: &str) -> crate::Result<Option<DryRun>>;
     /// Whether `source` (the lines typed so far, joined with `\n`) forms a whole action, so an
     /// interactive front end knows when to stop reading lines. The bash and Python envs ask
     /// their parsers (a here-document or `def f():` needs more lines); SQL actions are one line.

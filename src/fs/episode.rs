@@ -62,7 +62,7 @@ impl EpisodeDir {
     /// Like [`EpisodeDir::new`] but under `parent` (e.g. a tmpfs for speed).
     pub fn new_in(parent: &Path, image: &TreeImage) -> Result<EpisodeDir> {
         let temp = tempfile::Builder::new()
-            .prefix("intercode-episode-")
+            .prefix(&format!("{EPISODE_PREFIX}{}-", owner_tag()))
             .tempdir_in(parent)
             .map_err(|e| Error::io(parent, e))?;
         // tempfile creates the directory 0700; the guest is "root" of this tree, and an
@@ -132,7 +132,76 @@ impl EpisodeDir {
 /// (measured with `perf`: `ext4_create` → `recently_deleted`), on tmpfs well under one.
 pub fn default_parent() -> std::path::PathBuf {
     static PARENT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    PARENT.get_or_init(probe_parent).clone()
+    PARENT
+        .get_or_init(|| {
+            let parent = probe_parent();
+            // Once per process, before its first episode: what runs that died left behind.
+            let removed = sweep_dead_runs(&parent);
+            if removed > 0 {
+                tracing::info!(
+                    "removed {removed} episode directories left in {} by runs that died",
+                    parent.display()
+                );
+            }
+            parent
+        })
+        .clone()
+}
+
+/// Episode directories are named `intercode-episode-<pid>-<start time>-<random>`: the owning
+/// process and when it started, so a later run can tell a live owner from a dead one (a pid
+/// alone could have been reused).
+const EPISODE_PREFIX: &str = "intercode-episode-";
+
+/// `<pid>-<start time in clock ticks since boot>` of this process.
+fn owner_tag() -> &'static str {
+    static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TAG.get_or_init(|| {
+        let pid = std::process::id();
+        format!("{pid}-{}", start_time(pid).unwrap_or(0))
+    })
+}
+
+/// Field 22 of `/proc/<pid>/stat`, the process's start time; `None` when there is no such
+/// process.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Removes the episode directories under `parent` whose owning process is gone; returns how
+/// many. Directories of live processes, and ones not named by this scheme, are left alone.
+pub fn sweep_dead_runs(parent: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(EPISODE_PREFIX)) else {
+            continue;
+        };
+        let mut parts = rest.splitn(3, '-');
+        let (Some(Ok(pid)), Some(Ok(start))) = (
+            parts.next().map(str::parse::<u32>),
+            parts.next().map(str::parse::<u64>),
+        ) else {
+            continue;
+        };
+        if start_time(pid) == Some(start) {
+            continue;
+        }
+        let path = entry.path();
+        if let Ok(dir) = Dir::open_ambient_dir(&path, cap_std::ambient_authority()) {
+            make_dirs_writable(&dir, 0);
+        }
+        if std::fs::remove_dir_all(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 fn probe_parent() -> std::path::PathBuf {

@@ -13,6 +13,7 @@
 pub mod agents;
 pub mod chat;
 pub mod export;
+pub mod guard;
 pub mod metrics;
 pub mod model;
 #[cfg(feature = "http")]

@@ -89,10 +89,21 @@ fn play(
         record.usage.add(decision.usage);
         let action = match decision.action {
             Action::Submit(name) => {
-                break (
-                    env.submit_named(name.as_deref()).map_err(env_err)?,
-                    EpisodeEnd::Submitted,
-                );
+                let step = env.submit_named(name.as_deref()).map_err(env_err)?;
+                if step.done {
+                    break (step, EpisodeEnd::Submitted);
+                }
+                // A guard's critic vetoed it: the agent sees why and goes on; the refused
+                // submission counts as a turn, so a critic cannot keep an episode alive.
+                let mut turn = TurnRecord::new("submit", &step.observation, None);
+                turn.response = decision.response;
+                turn.thought = decision.thought;
+                turn.usage = decision.usage;
+                turn.wall_ms = Some(millis(turn_started));
+                turn.refused = refused_by(&step);
+                record.actions.push(turn);
+                observation = observation_after(&step, record.actions.len(), None);
+                continue;
             }
             Action::Skip => break (env.skip().map_err(env_err)?, EpisodeEnd::Skipped),
             Action::Run(action) => action,
@@ -119,6 +130,7 @@ fn play(
         turn.response = decision.response;
         turn.usage = decision.usage;
         turn.wall_ms = Some(millis(turn_started));
+        turn.refused = refused_by(&step);
         record.actions.push(turn);
         if policy.stops_on_success() && reward == Some(1.0) {
             break (env.submit().map_err(env_err)?, EpisodeEnd::Submitted);
@@ -127,6 +139,15 @@ fn play(
     };
     finish(record, &last, end);
     Ok(())
+}
+
+/// Which guard check refused the step's action, if one did.
+fn refused_by(step: &Step) -> Option<String> {
+    step.info
+        .get("guard")?
+        .get("refused")?
+        .as_str()
+        .map(str::to_string)
 }
 
 fn observation_after(step: &Step, turn: usize, reward: Option<f64>) -> Observation {
@@ -162,6 +183,8 @@ pub struct RunPlan {
     /// Workers, each with its own env and policy.
     pub jobs: usize,
     pub max_turns: usize,
+    /// Every env behind the guard (`--guard`), so its effect is measured like any setting.
+    pub guard: Option<super::guard::GuardOptions>,
 }
 
 /// Runs `plan` with `agent` on envs built from `spec`. `first_env` (already built, e.g. to
@@ -206,6 +229,11 @@ pub fn run(
                     Some(env) => Ok(env),
                     None => spec.build(),
                 };
+                let env = env.map(|env| match &plan.guard {
+                    Some(options) => Box::new(super::guard::GuardedEnv::new(env, options.clone()))
+                        as Box<dyn Env>,
+                    None => env,
+                });
                 worker(env, agent, plan, next, stop, &tx);
             });
         }
