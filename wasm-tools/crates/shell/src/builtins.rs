@@ -154,8 +154,23 @@ impl Shell {
             "printf" => self.builtin_printf(args),
             "cd" => self.builtin_cd(args),
             "pwd" => {
-                self.out(&format!("{}\n", self.cwd));
-                0
+                // -L and -P print the same here (the tree's paths are physical); anything
+                // else is bash's usage error.
+                match args
+                    .iter()
+                    .find(|a| !matches!(a.as_str(), "-L" | "-P" | "--"))
+                {
+                    Some(bad) if bad.starts_with('-') && bad.len() > 1 => {
+                        let option: String = bad.chars().take(2).collect();
+                        self.error(&format!("pwd: {option}: invalid option"));
+                        self.err("pwd: usage: pwd [-LP]\n");
+                        2
+                    }
+                    _ => {
+                        self.out(&format!("{}\n", self.cwd));
+                        0
+                    }
+                }
             }
             "exit" => {
                 let code = match args.first() {

@@ -217,10 +217,16 @@ impl Shell {
                         }
                         Err(status) => (None, status),
                     },
-                    Resolved::NotFound(status, msg) => {
-                        self.error(&msg);
-                        (None, status)
-                    }
+                    // The error goes where the stage's own redirections send stderr
+                    // (`missing 2>/dev/null` prints nothing), as in bash.
+                    Resolved::NotFound(status, msg) => match self.apply_redirects(&redirects) {
+                        Ok(saved) => {
+                            self.error(&msg);
+                            self.restore(saved);
+                            (None, status)
+                        }
+                        Err(s) => (None, s),
+                    },
                     _ => self.fork_stage(stage, stdio),
                 },
                 Ok(_) => self.fork_stage(stage, stdio),
@@ -740,12 +746,16 @@ impl Shell {
                 Err(s) => s,
             },
             Resolved::NotFound(status, msg) => {
-                // Redirections are still performed (files get created) before the error.
-                if let Ok(saved) = self.apply_redirects(&redirects) {
-                    self.restore(saved);
+                // Redirections are performed first (files get created), and the error goes
+                // to the redirected stderr (`missing 2>/dev/null` prints nothing).
+                match self.apply_redirects(&redirects) {
+                    Ok(saved) => {
+                        self.error(&msg);
+                        self.restore(saved);
+                        status
+                    }
+                    Err(s) => s,
                 }
-                self.error(&msg);
-                status
             }
         }
     }
