@@ -12,7 +12,9 @@
 //!   one way to build an env) and the bash, SQL and Python envs.
 //! * [`harness`] — policies (gold, replay, chat strategies), the runner, run directories,
 //!   metrics, reports and exports.
-//! * front ends (the `intercode` binary: `cli`) build on these and nothing below imports them.
+//! * `server` (feature `server`) — the MCP server and the HTTP gym API.
+//! * front ends (the `intercode` binary: `cli`; `server`) build on these and nothing below
+//!   imports them.
 //!
 //! ```no_run
 //! use intercode::env::{Env, EnvKind, EnvSpec};
@@ -35,5 +37,7 @@ pub mod fs;
 pub mod harness;
 pub mod reward;
 pub mod sandbox;
+#[cfg(feature = "server")]
+pub mod server;
 
 pub use error::{Error, ErrorKind, Result};

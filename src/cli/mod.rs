@@ -9,6 +9,8 @@ mod progress;
 mod replay;
 mod run;
 mod runs;
+#[cfg(feature = "server")]
+mod server;
 mod shell;
 mod sql;
 
@@ -48,6 +50,67 @@ pub enum Command {
     Report(ReportArgs),
     /// Write a run's trajectories in upstream's log format or as ATIF.
     Export(ExportArgs),
+    /// Serve episodes as MCP tools: over stdio (for a client that launches this command), or
+    /// Streamable HTTP at http://ADDR/mcp with --http.
+    #[cfg(feature = "server")]
+    Mcp(McpArgs),
+    /// Serve the HTTP gym API (POST /envs, reset, step, evaluate; GET /openapi.json) and MCP
+    /// at /mcp on one address.
+    #[cfg(feature = "server")]
+    Serve(ServeArgs),
+}
+
+#[cfg(feature = "server")]
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (port 0
+    /// picks a free port; the address is printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+#[cfg(feature = "server")]
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on (port 0 picks a free port; the address is printed on stderr).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub http: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// What `mcp` and `serve` share.
+#[cfg(feature = "server")]
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Allow listening on an address other than loopback (every client that reaches it can
+    /// run sandboxes and read the server's task files).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Guard every episode: SQL read-only with every statement linted, destructive bash
+    /// commands refused until repeated, the critic asked before each submission.
+    #[arg(long)]
+    pub guard: bool,
+    /// A critic for guarded episodes: a program (with its arguments, shell-quoted) that gets
+    /// the trajectory as JSON on stdin before a submission and vetoes it by exiting non-zero
+    /// (its stdout is shown to the agent).
+    #[arg(long, value_name = "CMD", conflicts_with = "critic_url")]
+    pub critic_cmd: Option<String>,
+    /// A critic for guarded episodes behind HTTP: the trajectory is POSTed as JSON and the
+    /// answer `{"veto": true, "message": "..."}` vetoes.
+    #[arg(long, value_name = "URL")]
+    pub critic_url: Option<String>,
+    /// Episodes open at once.
+    #[arg(long, default_value_t = 128)]
+    pub max_episodes: usize,
+    /// Seconds an episode may sit unused before it is closed.
+    #[arg(long, default_value_t = 1800)]
+    pub idle_timeout: u64,
+    /// Refuse new episodes while the server's resident memory is above this many MiB.
+    #[arg(long, value_name = "MIB")]
+    pub max_memory_mb: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -67,11 +130,14 @@ pub struct DownloadArgs {
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// Upstream results files (`data/results/sql/**.json`).
+    /// Upstream results files (`data/results/{bash,sql,python}/**.json`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub source: TaskSource,
+    /// Replay behind the guard (SQL lint, destructive-action gate) and count what it refused.
+    #[arg(long)]
+    pub guard: bool,
 }
 
 #[derive(Debug, Args)]
@@ -244,9 +310,17 @@ pub struct RunArgs {
     /// Actions per episode before the harness submits.
     #[arg(long, default_value_t = 10)]
     pub max_turns: usize,
-    /// Replay: the run directory whose actions are replayed.
+    /// Replay: the run directory (or upstream results file) whose actions are replayed.
     #[arg(long = "from")]
     pub from: Option<PathBuf>,
+    /// The guarded mode: SQL episodes read-only and every statement linted, destructive bash
+    /// commands refused until confirmed, and `--critic-cmd` asked before each submission.
+    #[arg(long)]
+    pub guard: bool,
+    /// With --guard: a program that gets the trajectory (JSON on stdin) before a submission
+    /// and vetoes it by exiting non-zero (its stdout is shown to the agent).
+    #[arg(long)]
+    pub critic_cmd: Option<String>,
     #[command(flatten)]
     pub chat: ChatArgs,
 }
@@ -318,6 +392,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => runs::merge(args),
         Command::Report(args) => runs::report(args),
         Command::Export(args) => runs::export(args),
+        #[cfg(feature = "server")]
+        Command::Mcp(args) => server::mcp(args),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => server::serve(args),
     }
 }
 

@@ -2,9 +2,11 @@
 
 mod bash;
 mod cli;
+mod crash;
 mod differential;
 mod download;
 mod fs_build;
+mod guard;
 mod harness;
 #[cfg(feature = "http")]
 mod harness_run;
@@ -12,6 +14,8 @@ mod harness_run;
 mod openai_client;
 mod python;
 mod report_browser;
+#[cfg(feature = "server")]
+mod server;
 mod sql;
 mod support;
 mod upstream_bash;
