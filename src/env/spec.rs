@@ -103,11 +103,28 @@ impl EnvSpec {
 
     /// Builds the env.
     pub fn build(&self) -> Result<Box<dyn Env>> {
+        self.check_paths()?;
         Ok(match self.env {
             EnvKind::Bash => Box::new(self.build_bash()?),
             EnvKind::Sql => Box::new(self.build_sql()?),
             EnvKind::Python => Box::new(self.build_python()?),
         })
+    }
+
+    /// A task file or tree the user named that is not there is the user's mistake
+    /// ([`crate::ErrorKind::BadInput`]), not a host failure.
+    fn check_paths(&self) -> Result<()> {
+        for (what, path) in [("task file", &self.tasks), ("file tree", &self.fs)] {
+            if let Some(p) = path
+                && !crate::fs::host::is_file(p)
+            {
+                return Err(Error::InvalidSpec(format!(
+                    "the {what} {} does not exist (or is not a file)",
+                    p.display()
+                )));
+            }
+        }
+        Ok(())
     }
 
     pub fn bash_options(&self) -> Result<BashOptions> {
@@ -205,11 +222,25 @@ mod tests {
 
     #[test]
     fn a_task_file_without_a_tree_names_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = dir.path().join("my_tasks.json");
+        crate::fs::host::write_atomic(&tasks, b"[]").unwrap();
         let spec = EnvSpec {
-            tasks: Some("/nowhere/tasks.json".into()),
+            tasks: Some(tasks),
             ..EnvSpec::new(EnvKind::Bash)
         };
         let err = spec.build().err().expect("refused").to_string();
         assert!(err.contains("intercode download"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_task_file_is_bad_input() {
+        let spec = EnvSpec {
+            tasks: Some("/nowhere/tasks.json".into()),
+            ..EnvSpec::new(EnvKind::Python)
+        };
+        let err = spec.build().err().expect("refused");
+        assert_eq!(err.kind(), crate::error::ErrorKind::BadInput, "{err}");
+        assert!(err.to_string().contains("/nowhere/tasks.json"));
     }
 }
