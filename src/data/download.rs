@@ -12,18 +12,21 @@
 //! builds them inside Docker with its setup scripts. The `bash` group fetches those scripts
 //! and [`crate::data::fs_build`] builds the trees from them in our sandbox.
 
+#[cfg(feature = "http")]
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sha1::{Digest, Sha1};
 
+#[cfg(feature = "http")]
 use crate::{Error, Result};
 
 /// Where raw files of public GitHub repositories are served from.
 pub const GITHUB_RAW: &str = "https://raw.githubusercontent.com";
 
 /// The largest file we accept (the MySQL dump is ~1 MB, the largest log ~30 MB).
+#[cfg(feature = "http")]
 const MAX_BYTES: u64 = 256 << 20;
 
 /// One pinned public file.
