@@ -7,7 +7,7 @@
 
 use super::agents::AgentFactory;
 use super::policy::{Action, Observation, Policy, TaskView};
-use crate::data::trajectory::{EpisodeEnd, EpisodeRecord, TurnRecord, Usage};
+use crate::data::trajectory::{EpisodeEnd, EpisodeRecord, TurnRecord};
 use crate::env::{Env, EnvSpec, Step};
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -25,17 +25,7 @@ pub fn run_episode(
     let mut record = EpisodeRecord {
         env: env.name().to_string(),
         task_index: index,
-        query: String::new(),
-        gold: String::new(),
-        category: None,
-        actions: Vec::new(),
-        reward: 0.0,
-        info: Map::new(),
-        end: EpisodeEnd::Submitted,
-        error: None,
-        destructive: Vec::new(),
-        usage: Usage::default(),
-        wall_ms: 0,
+        ..EpisodeRecord::default()
     };
     if let Err(e) = play(env, policy, index, max_turns, &mut record) {
         record.end = EpisodeEnd::HarnessError;
@@ -279,16 +269,8 @@ fn failed(index: usize, env: String, error: String) -> EpisodeRecord {
     EpisodeRecord {
         env,
         task_index: index,
-        query: String::new(),
-        gold: String::new(),
-        category: None,
-        actions: Vec::new(),
-        reward: 0.0,
-        info: Map::new(),
         end: EpisodeEnd::HarnessError,
         error: Some(error),
-        destructive: Vec::new(),
-        usage: Usage::default(),
-        wall_ms: 0,
+        ..EpisodeRecord::default()
     }
 }
