@@ -5,7 +5,7 @@
 //!
 //! `cargo bench --bench evaluate`
 
-use intercode::env::{Env, EnvKind, EnvSpec};
+use intercode::env::{EnvKind, EnvSpec};
 use std::time::{Duration, Instant};
 
 fn median(mut v: Vec<Duration>) -> Duration {
