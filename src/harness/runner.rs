@@ -8,7 +8,7 @@
 use super::agents::AgentFactory;
 use super::policy::{Action, Observation, Policy, TaskView};
 use crate::data::trajectory::{EpisodeEnd, EpisodeRecord, TurnRecord};
-use crate::env::{Env, EnvSpec, Step};
+use crate::env::{Env, EnvSpec, Keyword, Step};
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -77,7 +77,16 @@ fn play(
         let turn_started = Instant::now();
         let decision = policy.act(&observation).map_err(|e| e.to_string())?;
         record.usage.add(decision.usage);
+        // A `submit` or `skip` typed as a command is that keyword (upstream's env read it so).
         let action = match decision.action {
+            Action::Run(text) => match Keyword::parse(&text) {
+                Some(Keyword::Submit(name)) => Action::Submit(name),
+                Some(Keyword::Skip) => Action::Skip,
+                None => Action::Run(text),
+            },
+            other => other,
+        };
+        let (action, step, ran) = match action {
             Action::Submit(name) => {
                 let step = env.submit_named(name.as_deref()).map_err(env_err)?;
                 if step.done {
@@ -85,30 +94,15 @@ fn play(
                 }
                 // A guard's critic vetoed it: the agent sees why and goes on; the refused
                 // submission counts as a turn, so a critic cannot keep an episode alive.
-                let mut turn = TurnRecord::new("submit", &step.observation, None);
-                turn.response = decision.response;
-                turn.thought = decision.thought;
-                turn.usage = decision.usage;
-                turn.wall_ms = Some(millis(turn_started));
-                turn.refused = refused_by(&step);
-                record.actions.push(turn);
-                observation = observation_after(&step, record.actions.len(), None);
-                continue;
+                ("submit".to_string(), step, false)
             }
             Action::Skip => break (env.skip().map_err(env_err)?, EpisodeEnd::Skipped),
-            Action::Run(action) => action,
+            Action::Run(action) => {
+                let step = env.step(&action).map_err(env_err)?;
+                (action, step, true)
+            }
         };
-        let step = env.step(&action).map_err(env_err)?;
-        if step.done {
-            // The action was a keyword after all (`submit` typed inside a code block).
-            let end = if step.observation == "skipped" && step.reward == 0.0 {
-                EpisodeEnd::Skipped
-            } else {
-                EpisodeEnd::Submitted
-            };
-            break (step, end);
-        }
-        let reward = if policy.wants_reward() {
+        let reward = if ran && policy.wants_reward() {
             Some(env.evaluate().map_err(env_err)?.reward)
         } else {
             None

@@ -12,7 +12,10 @@ use crate::env::EnvKind;
 use crate::harness::model::{
     ChatMessage, ChatModel, ChatReply, ChatRequest, ModelError, Role, Sampling, ToolSpec,
 };
-use crate::harness::policy::{Action, Observation, PolicyError, TaskView};
+use crate::harness::policy::{Action, Decision, Observation, PolicyError, TaskView};
+
+/// Extra calls when a reply has no code block (single-turn, try-again, plan-solve).
+pub(super) const CODE_RE_ASKS: usize = 2;
 
 /// Everything fixed for a run: built once by [`super::chat_policy`], shared by the clones.
 pub(super) struct Context {
@@ -100,6 +103,45 @@ impl Context {
             text.push_str(&self.render("schema", &vars)?);
         }
         Ok(ChatMessage::system(text))
+    }
+
+    /// How a conversation opens: the system message, then the task.
+    pub fn opening(&self, task: &TaskView) -> Result<Vec<ChatMessage>, PolicyError> {
+        let query = self.render("query", &self.base_vars(task))?;
+        Ok(vec![self.system_message(task)?, ChatMessage::user(query)])
+    }
+
+    /// One fenced code action from the model given `dialogue` (the strategies that answer
+    /// in a code block), re-asking with the template's `retry` section up to
+    /// [`CODE_RE_ASKS`] times.
+    pub fn ask_for_code(
+        &self,
+        task: &TaskView,
+        functions: &mut Functions,
+        dialogue: &mut Vec<ChatMessage>,
+        window: Window,
+        turn: usize,
+    ) -> Result<Decision, PolicyError> {
+        let retry = self.render("retry", &self.turn_vars(task, turn))?;
+        let shape = Shape {
+            window,
+            stop: &[],
+            tools: &[],
+            re_asks: CODE_RE_ASKS,
+        };
+        let answer = self.converse(dialogue, &shape, |reply| {
+            let read = match parse::fenced_action(&reply.content, self.env) {
+                Some(action) => Read::Act(action),
+                None => Read::Reask(vec![ChatMessage::user(retry.clone())]),
+            };
+            (assistant_message(reply), read)
+        })?;
+        Ok(Decision {
+            action: functions.note(self.env, answer.value),
+            thought: None,
+            response: Some(answer.reply.content),
+            usage: answer.usage,
+        })
     }
 
     /// An observation cut to the limits.

@@ -7,7 +7,7 @@
 //! bash runs lost every fs_1 task because commands kept their ```` ``` ```` fences; here steps
 //! are read with the same fence parser as every other strategy.
 
-use super::dialogue::{Context, Functions, Read, Shape, assistant_message};
+use super::dialogue::{CODE_RE_ASKS, Context, Functions, Read, Shape, assistant_message};
 use super::parse;
 use super::window::Window;
 use crate::data::trajectory::Usage;
@@ -15,7 +15,7 @@ use crate::harness::model::ChatMessage;
 use crate::harness::policy::{Decision, Observation, PolicyError, TaskView};
 
 /// Extra calls when the plan has no numbered steps or a step reply has no code block.
-pub(super) const RE_ASKS: usize = 2;
+pub(super) const RE_ASKS: usize = CODE_RE_ASKS;
 
 #[derive(Debug, Clone)]
 pub(super) struct PlanSolve {
@@ -104,7 +104,13 @@ impl PlanSolve {
             ctx.system_message(&self.task)?,
             ChatMessage::user(ctx.render("step", &vars)?),
         ];
-        let answer = self.ask_for_code(ctx, &mut dialogue, Window::ALL, obs.turn)?;
+        let answer = ctx.ask_for_code(
+            &self.task,
+            &mut self.functions,
+            &mut dialogue,
+            Window::ALL,
+            obs.turn,
+        )?;
         self.next_step += 1;
         Ok(Decision {
             thought: Some(format!(
@@ -131,41 +137,17 @@ impl PlanSolve {
         }
         self.refined += 1;
         let mut dialogue = std::mem::take(&mut self.refine);
-        let answer = self.ask_for_code(ctx, &mut dialogue, ctx.window, obs.turn);
+        let answer = ctx.ask_for_code(
+            &self.task,
+            &mut self.functions,
+            &mut dialogue,
+            ctx.window,
+            obs.turn,
+        );
         self.refine = dialogue;
         Ok(Decision {
             thought: Some(format!("Refine turn {}/{}", self.refined, ctx.refine_turns)),
             ..answer?
-        })
-    }
-
-    /// One fenced action from `dialogue`, re-asking with the `retry` section.
-    fn ask_for_code(
-        &mut self,
-        ctx: &Context,
-        dialogue: &mut Vec<ChatMessage>,
-        window: Window,
-        turn: usize,
-    ) -> Result<Decision, PolicyError> {
-        let retry = ctx.render("retry", &ctx.turn_vars(&self.task, turn))?;
-        let shape = Shape {
-            window,
-            stop: &[],
-            tools: &[],
-            re_asks: RE_ASKS,
-        };
-        let answer = ctx.converse(dialogue, &shape, |reply| {
-            let read = match parse::fenced_action(&reply.content, ctx.env) {
-                Some(action) => Read::Act(action),
-                None => Read::Reask(vec![ChatMessage::user(retry.clone())]),
-            };
-            (assistant_message(reply), read)
-        })?;
-        Ok(Decision {
-            action: self.functions.note(ctx.env, answer.value),
-            thought: None,
-            response: Some(answer.reply.content),
-            usage: answer.usage,
         })
     }
 

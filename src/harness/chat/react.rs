@@ -29,10 +29,9 @@ pub(super) struct React {
 
 impl React {
     pub fn start(ctx: &Context, task: &TaskView) -> Result<React, PolicyError> {
-        let query = ctx.render("query", &ctx.base_vars(task))?;
         Ok(React {
             task: task.clone(),
-            dialogue: vec![ctx.system_message(task)?, ChatMessage::user(query)],
+            dialogue: ctx.opening(task)?,
             started: false,
             functions: Functions::default(),
         })

@@ -1,13 +1,12 @@
 //! `single-turn`: one answer, no feedback. The model sees the task once and gives one command;
 //! when the runner comes back after running it, the policy submits.
 
-use super::dialogue::{Context, Functions, Read, Shape, assistant_message};
-use super::parse;
+use super::dialogue::{CODE_RE_ASKS, Context, Functions};
 use crate::harness::model::ChatMessage;
 use crate::harness::policy::{Decision, Observation, PolicyError, TaskView};
 
 /// Extra calls when a reply has no code block.
-pub(super) const RE_ASKS: usize = 2;
+pub(super) const RE_ASKS: usize = CODE_RE_ASKS;
 
 #[derive(Debug, Clone)]
 pub(super) struct SingleTurn {
@@ -19,10 +18,9 @@ pub(super) struct SingleTurn {
 
 impl SingleTurn {
     pub fn start(ctx: &Context, task: &TaskView) -> Result<SingleTurn, PolicyError> {
-        let query = ctx.render("query", &ctx.base_vars(task))?;
         Ok(SingleTurn {
             task: task.clone(),
-            dialogue: vec![ctx.system_message(task)?, ChatMessage::user(query)],
+            dialogue: ctx.opening(task)?,
             acted: false,
             functions: Functions::default(),
         })
@@ -32,27 +30,15 @@ impl SingleTurn {
         if self.acted {
             return Ok(Decision::new(self.functions.submit(ctx.env)));
         }
-        let retry = ctx.render("retry", &ctx.turn_vars(&self.task, 0))?;
-        let shape = Shape {
-            window: ctx.window,
-            stop: &[],
-            tools: &[],
-            re_asks: RE_ASKS,
-        };
-        let answer = ctx.converse(&mut self.dialogue, &shape, |reply| {
-            let read = match parse::fenced_action(&reply.content, ctx.env) {
-                Some(action) => Read::Act(action),
-                None => Read::Reask(vec![ChatMessage::user(retry.clone())]),
-            };
-            (assistant_message(reply), read)
-        })?;
+        let decision = ctx.ask_for_code(
+            &self.task,
+            &mut self.functions,
+            &mut self.dialogue,
+            ctx.window,
+            0,
+        )?;
         self.acted = true;
-        Ok(Decision {
-            action: self.functions.note(ctx.env, answer.value),
-            thought: None,
-            response: Some(answer.reply.content),
-            usage: answer.usage,
-        })
+        Ok(decision)
     }
 }
 

@@ -7,13 +7,12 @@
 //! observation); here a turn is always an action, and a model that never writes code ends the
 //! episode as `Malformed`, a harness-side failure the report shows apart.
 
-use super::dialogue::{Context, Functions, Read, Shape, assistant_message};
-use super::parse;
+use super::dialogue::{CODE_RE_ASKS, Context, Functions};
 use crate::harness::model::ChatMessage;
 use crate::harness::policy::{Decision, Observation, PolicyError, TaskView};
 
 /// Extra calls when a reply has no code block.
-pub(super) const RE_ASKS: usize = 2;
+pub(super) const RE_ASKS: usize = CODE_RE_ASKS;
 
 #[derive(Debug, Clone)]
 pub(super) struct TryAgain {
@@ -25,10 +24,9 @@ pub(super) struct TryAgain {
 
 impl TryAgain {
     pub fn start(ctx: &Context, task: &TaskView) -> Result<TryAgain, PolicyError> {
-        let query = ctx.render("query", &ctx.base_vars(task))?;
         Ok(TryAgain {
             task: task.clone(),
-            dialogue: vec![ctx.system_message(task)?, ChatMessage::user(query)],
+            dialogue: ctx.opening(task)?,
             started: false,
             functions: Functions::default(),
         })
@@ -41,26 +39,13 @@ impl TryAgain {
             self.dialogue.push(ChatMessage::user(text));
         }
         self.started = true;
-        let retry = ctx.render("retry", &ctx.turn_vars(&self.task, obs.turn))?;
-        let shape = Shape {
-            window: ctx.window,
-            stop: &[],
-            tools: &[],
-            re_asks: RE_ASKS,
-        };
-        let answer = ctx.converse(&mut self.dialogue, &shape, |reply| {
-            let read = match parse::fenced_action(&reply.content, ctx.env) {
-                Some(action) => Read::Act(action),
-                None => Read::Reask(vec![ChatMessage::user(retry.clone())]),
-            };
-            (assistant_message(reply), read)
-        })?;
-        Ok(Decision {
-            action: self.functions.note(ctx.env, answer.value),
-            thought: None,
-            response: Some(answer.reply.content),
-            usage: answer.usage,
-        })
+        ctx.ask_for_code(
+            &self.task,
+            &mut self.functions,
+            &mut self.dialogue,
+            ctx.window,
+            obs.turn,
+        )
     }
 }
 
