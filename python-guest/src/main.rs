@@ -1,4 +1,8 @@
-//! The InterCode-Python guest: RustPython 0.4.0 for wasm32-wasip1, serving one REPL.
+//! The InterCode-Python guest: RustPython 0.4.0 for wasm32-wasip1. It has two modes, chosen by
+//! argv[0]:
+//!
+//! * [`REPL_ARGV0`]: the Python env's REPL, serving requests from the host (below);
+//! * anything else: `python3` as a command of the bash sandbox (see [`cli`]).
 //!
 //! Why 0.4.0 and not 0.5.0 (the newest that builds with rustc 1.95): 0.5 packs an object's
 //! strong and weak counts into one `usize` and leaves the strong count 15 bits on 32-bit
@@ -19,6 +23,8 @@
 //! every later request. Keeping the harness on the host side means changing it never rebuilds
 //! this 18 MB module, and the host's differential test runs the very same file under CPython.
 //! stdout and stderr are the host's capture streams.
+
+mod cli;
 
 use rustpython::InterpreterConfig;
 use rustpython::vm::builtins::PyBytes;
@@ -108,7 +114,22 @@ fn serve(vm: &VirtualMachine) -> Result<(), String> {
     Ok(())
 }
 
+/// argv[0] with which the host starts the REPL. A bash user cannot reach this mode usefully: in
+/// the bash sandbox the request imports trap.
+const REPL_ARGV0: &str = "intercode-python-repl";
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.first().map(String::as_str) != Some(REPL_ARGV0) {
+        // WASI has no working directory of its own; the shell passes it in `$PWD`.
+        if let Ok(pwd) = std::env::var("PWD") {
+            let _ = std::env::set_current_dir(pwd);
+        }
+        let program = args.first().cloned().unwrap_or_else(|| "python3".into());
+        let code = cli::main(&program, args.get(1..).unwrap_or_default());
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        std::process::exit(code);
+    }
     let interp = InterpreterConfig::new()
         .settings(settings())
         .init_stdlib()

@@ -169,7 +169,9 @@ pub struct CommandResult {
 
 impl Bash {
     pub fn new(tasks: BashTaskSet, options: BashOptions) -> crate::Result<Bash> {
-        let sandbox = Sandbox::global()?;
+        // `python3` is the Python guest, run as a process that sees the episode's files.
+        let sandbox = Sandbox::global()?
+            .with_program("python3", std::sync::Arc::new(super::python::repl::module));
         let names = applet_names(&sandbox)?;
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut image = crate::fs::base_system::base_system(&names);

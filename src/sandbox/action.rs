@@ -3,12 +3,13 @@
 
 use super::limits::Limits;
 use super::process::{self, ProcessSpec};
+use super::program::{Program, Programs};
 use super::{Shared, SharedClock};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -28,6 +29,11 @@ pub(crate) struct ActionState {
     children: Mutex<HashMap<u32, JoinHandle<i32>>>,
     /// Lets `sleep` wait on something cancellation can wake.
     pub wakeup: (Mutex<()>, Condvar),
+    /// Commands served by other modules.
+    programs: Programs,
+    /// Nanoseconds the host spent loading a program's module during the action (the first
+    /// `python3` of a process); the timeout is extended by it, since the agent did not spend it.
+    excused_ns: AtomicU64,
 }
 
 impl ActionState {
@@ -35,6 +41,46 @@ impl ActionState {
         self.cancelled.store(true, Ordering::SeqCst);
         let _guard = self.wakeup.0.lock();
         self.wakeup.1.notify_all();
+    }
+
+    /// Sleeps until `deadline`; false when the action was cancelled first.
+    pub fn sleep_until(&self, deadline: Instant) -> bool {
+        let (lock, cvar) = &self.wakeup;
+        let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if self.cancelled.load(Ordering::SeqCst) {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return true;
+            }
+            guard = cvar
+                .wait_timeout(guard, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn excused(&self) -> Duration {
+        Duration::from_nanos(self.excused_ns.load(Ordering::SeqCst))
+    }
+
+    /// Runs a process of `program`, loading its module first if this is its first run.
+    fn run_program(self: &Arc<Self>, program: &Program, spec: ProcessSpec) -> i32 {
+        let started = Instant::now();
+        let linked = program.shared();
+        let took = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        // Processes waiting for the same load overlap: the longest wait is the time lost.
+        self.excused_ns.fetch_max(took, Ordering::SeqCst);
+        match linked {
+            Ok(shared) => process::run(&shared, self, spec),
+            Err(e) => {
+                use std::io::Write;
+                let _ = writeln!(&spec.stdio[2], "{}: cannot start: {e}", program.name());
+                process::status::CANNOT_EXECUTE
+            }
+        }
     }
 
     /// Starts a process on its own thread; `Err(EAGAIN)`-style refusal when a limit is hit.
@@ -64,11 +110,19 @@ impl ActionState {
         let pid = self.next_pid.fetch_add(1, Ordering::SeqCst);
         let action = self.clone();
         let shared = shared.clone();
+        let program = spec.argv.first().and_then(|a| self.programs.find(a));
+        let stack = match program {
+            Some(_) => Program::THREAD_STACK,
+            None => 1 << 20,
+        };
         let handle = std::thread::Builder::new()
             .name(format!("guest-{pid}"))
-            .stack_size(1 << 20)
+            .stack_size(stack)
             .spawn(move || {
-                let code = process::run(&shared, &action, spec);
+                let code = match program {
+                    Some(p) => action.run_program(&p, spec),
+                    None => process::run(&shared, &action, spec),
+                };
                 action.live.fetch_sub(1, Ordering::SeqCst);
                 if let Some(tx) = on_exit {
                     let _ = tx.send(code);
@@ -202,16 +256,19 @@ impl std::fmt::Debug for Watch {
 /// actions end before it is asked at all.
 pub const WATCH_EVERY: Duration = Duration::from_millis(10);
 
-/// Waits for the root's exit code until the timeout, asking the watch now and then.
+/// Waits for the root's exit code until the timeout (plus the action's excused time), asking
+/// the watch now and then.
 fn wait_for_root(
     rx: &std::sync::mpsc::Receiver<i32>,
+    action: &ActionState,
     timeout: Duration,
     watch: Option<&Watch>,
 ) -> RunStatus {
-    let deadline = Instant::now() + timeout;
+    let start = Instant::now();
     let mut every = WATCH_EVERY;
     loop {
         let now = Instant::now();
+        let deadline = start + timeout + action.excused();
         if now >= deadline {
             return RunStatus::TimedOut;
         }
@@ -278,6 +335,7 @@ const GRACE: Duration = Duration::from_secs(2);
 
 pub(crate) fn run_action(
     shared: &Arc<Shared>,
+    programs: &Programs,
     root_path: PathBuf,
     root_dir: cap_std::fs::Dir,
     clock: Option<SharedClock>,
@@ -295,6 +353,8 @@ pub(crate) fn run_action(
         next_pid: AtomicU32::new(2),
         children: Mutex::new(HashMap::new()),
         wakeup: (Mutex::new(()), Condvar::new()),
+        programs: programs.clone(),
+        excused_ns: AtomicU64::new(0),
     });
     let (cap_r, cap_w) = pipe_files()?;
     let (in_r, in_w) = pipe_files()?;
@@ -332,7 +392,7 @@ pub(crate) fn run_action(
     action.spawn_notify(shared, spec, Some(tx)).map_err(|_| {
         crate::Error::Runtime("could not start the root process of the action".into())
     })?;
-    let status = wait_for_root(&rx, limits.timeout, req.watch.as_ref());
+    let status = wait_for_root(&rx, &action, limits.timeout, req.watch.as_ref());
     // Background jobs and anything still running end with the action.
     action.cancel();
     let grace = Instant::now() + GRACE;

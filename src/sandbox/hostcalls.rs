@@ -12,7 +12,6 @@ use cap_std::fs::MetadataExt;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 use wasmtime::{Caller, Linker};
 
@@ -416,22 +415,11 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
     )?;
 
     linker.func_wrap(M, "sleep", |caller: C<'_>, ms: u64| -> i32 {
-        let action = caller.data().action.clone();
         let deadline = std::time::Instant::now() + Duration::from_millis(ms);
-        let (lock, cvar) = &action.wakeup;
-        let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if action.cancelled.load(Ordering::SeqCst) {
-                return errno::INTR;
-            }
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                return 0;
-            }
-            guard = cvar
-                .wait_timeout(guard, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+        if caller.data().action.sleep_until(deadline) {
+            0
+        } else {
+            errno::INTR
         }
     })?;
     Ok(())

@@ -28,15 +28,19 @@ mod clock;
 mod handles;
 mod hostcalls;
 mod limits;
+mod poll;
 mod process;
+mod program;
 pub mod repl;
 mod stdio;
 
 pub use action::{RunOutcome, RunRequest, RunStatus, WATCH_EVERY, Watch};
 pub use clock::PinnedClock;
 pub use limits::Limits;
+pub use program::Loader;
 
 use process::ProcState;
+use program::Programs;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use wasmtime::{
@@ -60,6 +64,8 @@ pub(crate) struct Shared {
 #[derive(Clone)]
 pub struct Sandbox {
     shared: Arc<Shared>,
+    /// Commands served by other modules (see [`Sandbox::with_program`]).
+    programs: Programs,
 }
 
 impl Sandbox {
@@ -77,20 +83,25 @@ impl Sandbox {
         let engine = Engine::new(&engine_config())?;
         let module = cache::load_or_compile(&engine, wasm, wasm_hash)?;
         let mut linker: Linker<ProcState> = Linker::new(&engine);
-        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut ProcState| &mut s.wasi)?;
-        // wasmtime-wasi refuses exit statuses ≥ 126; bash needs 126, 127 and 128+n.
-        linker.allow_shadowing(true);
-        linker.func_wrap(
-            "wasi_snapshot_preview1",
-            "proc_exit",
-            |code: i32| -> wasmtime::Result<()> { Err(wasmtime_wasi::I32Exit(code).into()) },
-        )?;
+        add_wasi(&mut linker)?;
         hostcalls::add_to_linker(&mut linker)?;
         let pre = linker.instantiate_pre(&module)?;
         start_epoch_ticker(&engine);
         Ok(Sandbox {
             shared: Arc::new(Shared { engine, pre }),
+            programs: Programs::default(),
         })
+    }
+
+    /// The same sandbox with one more command, `name`, run from the module `loader` gives (loaded
+    /// the first time the command runs). The shell must know the name as an applet to start it;
+    /// the host then runs it from that module, with the action's tree, stdio and limits.
+    #[must_use]
+    pub fn with_program(&self, name: &str, loader: Loader) -> Sandbox {
+        Sandbox {
+            shared: self.shared.clone(),
+            programs: self.programs.with(name, loader),
+        }
     }
 
     /// Runs one action with `root_path` (the same directory as `root_dir`) preopened as `/`.
@@ -104,6 +115,7 @@ impl Sandbox {
     ) -> crate::Result<RunOutcome> {
         action::run_action(
             &self.shared,
+            &self.programs,
             root_path.to_path_buf(),
             root_dir.try_clone()?,
             clock.map(SharedClock::new),
@@ -111,6 +123,19 @@ impl Sandbox {
             limits,
         )
     }
+}
+
+/// WASI preview 1 for a process of an action, with the `proc_exit` bash needs: wasmtime-wasi
+/// refuses exit statuses ≥ 126; bash needs 126, 127 and 128+n.
+fn add_wasi(linker: &mut Linker<ProcState>) -> wasmtime::Result<()> {
+    wasmtime_wasi::p1::add_to_linker_sync(linker, |s: &mut ProcState| &mut s.wasi)?;
+    linker.allow_shadowing(true);
+    linker.func_wrap(
+        "wasi_snapshot_preview1",
+        "proc_exit",
+        |code: i32| -> wasmtime::Result<()> { Err(wasmtime_wasi::I32Exit(code).into()) },
+    )?;
+    Ok(())
 }
 
 /// The one engine configuration; part of the cache key, so change it only on purpose.

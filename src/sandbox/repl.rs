@@ -26,10 +26,10 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 use wasmtime::{
-    AsContextMut, Caller, Config, Engine, InstancePre, Linker, Memory, ResourceLimiter, Store,
-    Trap, UpdateDeadline,
+    Caller, Config, Engine, InstancePre, Linker, Memory, ResourceLimiter, Store, Trap,
+    UpdateDeadline,
 };
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
@@ -44,7 +44,7 @@ const IMPORT_MODULE: &str = "intercode_python";
 /// charge with room to spare.
 const MAX_WASM_STACK: usize = 64 << 20;
 /// Native stack of the thread that runs a guest: the wasm stack plus room for the host calls.
-const THREAD_STACK: usize = MAX_WASM_STACK + (8 << 20);
+pub(crate) const THREAD_STACK: usize = MAX_WASM_STACK + (8 << 20);
 /// How long a cancelled process gets to die before we stop waiting for its thread.
 const GRACE: Duration = Duration::from_secs(2);
 
@@ -76,7 +76,7 @@ pub struct ReplSpec {
 impl Default for ReplSpec {
     fn default() -> Self {
         ReplSpec {
-            argv: vec!["repl".into()],
+            argv: vec!["guest".into()],
             root: None,
             writable_root: false,
             memory_bytes: 512 << 20,
@@ -250,6 +250,16 @@ impl ReplModule {
         Ok(ReplModule {
             shared: Arc::new(ReplShared { engine, pre }),
         })
+    }
+
+    /// The engine the module was compiled for (its epoch ticker runs already).
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.shared.engine
+    }
+
+    /// The compiled module, for other linkers on [`ReplModule::engine`].
+    pub(crate) fn module(&self) -> &wasmtime::Module {
+        self.shared.pre.module()
     }
 
     /// Starts a process on its own thread. It runs until it waits for its first request.
@@ -507,96 +517,22 @@ fn reply(mut caller: Caller<'_, ReplState>, ptr: u32, len: u32) -> wasmtime::Res
     Ok(())
 }
 
-/// WASI `poll_oneoff`, shadowed so that a sleeping guest can be cancelled.
-///
-/// The guest's stdin is closed and its stdout, stderr and files never block, so every fd
-/// subscription is reported ready at once; clock subscriptions sleep on a condition variable
-/// that cancellation wakes (then the call traps, ending the process).
+/// WASI `poll_oneoff` with sleeps that the process's cancellation wakes (see [`super::poll`]).
 fn poll_oneoff(
-    mut caller: Caller<'_, ReplState>,
+    caller: Caller<'_, ReplState>,
     subs: u32,
     events: u32,
     nsubs: u32,
     nevents_out: u32,
 ) -> wasmtime::Result<i32> {
-    const ERRNO_SUCCESS: i32 = 0;
-    const ERRNO_INVAL: i32 = 28;
-    const SUB_SIZE: usize = 48;
-    const EVENT_SIZE: usize = 32;
-    const CLOCK_REALTIME: u32 = 0;
-    const ABSTIME: u16 = 1;
-    // Far more than any real program polls at once, and it bounds what we allocate.
-    const MAX_SUBS: u32 = 1 << 12;
-    if nsubs == 0 || nsubs > MAX_SUBS {
-        return Ok(ERRNO_INVAL);
-    }
-    let mem = memory(&mut caller)?;
-    let mut raw = vec![0u8; nsubs as usize * SUB_SIZE];
-    mem.read(&caller, subs as usize, &mut raw)?;
-    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
-    let now = Instant::now();
-    // (userdata, tag, deadline for clocks)
-    let mut parsed = Vec::with_capacity(nsubs as usize);
-    for sub in raw.chunks_exact(SUB_SIZE) {
-        let userdata = u64_at(sub, 0);
-        let tag = sub[8];
-        let deadline = if tag == 0 {
-            let id = u32::from_le_bytes(sub[16..20].try_into().expect("4 bytes"));
-            let timeout = Duration::from_nanos(u64_at(sub, 24));
-            let flags = u16::from_le_bytes(sub[40..42].try_into().expect("2 bytes"));
-            if flags & ABSTIME != 0 {
-                if id == CLOCK_REALTIME {
-                    let since_epoch = SystemTime::now()
-                        .duration_since(SystemTime::UNIX_EPOCH)
-                        .unwrap_or_default();
-                    Some(now + timeout.saturating_sub(since_epoch))
-                } else {
-                    // An absolute monotonic deadline: our clock's origin is not the guest's;
-                    // report it due (a spurious early wake-up, which callers must handle).
-                    Some(now)
-                }
-            } else {
-                Some(now + timeout)
-            }
-        } else {
-            None
-        };
-        parsed.push((userdata, tag, deadline));
-    }
-    let any_fd = parsed.iter().any(|(_, tag, _)| *tag != 0);
-    let earliest = parsed.iter().filter_map(|p| p.2).min();
-    if !any_fd
-        && let Some(deadline) = earliest
-        && !caller.data().control.sleep_until(deadline)
-    {
-        return Err(wasmtime::Error::new(Trap::Interrupt));
-    }
-    let fired = Instant::now();
-    let mut out = Vec::new();
-    for (userdata, tag, deadline) in parsed {
-        let ready = match deadline {
-            Some(d) => !any_fd && d <= fired,
-            None => true,
-        };
-        if !ready {
-            continue;
-        }
-        let mut ev = [0u8; EVENT_SIZE];
-        ev[0..8].copy_from_slice(&userdata.to_le_bytes());
-        // error (u16) = 0 at 8..10; type at 10.
-        ev[10] = tag;
-        if tag != 0 {
-            // fd_readwrite.flags: hangup for a closed stdin; harmless for writes.
-            let hangup: u16 = if tag == 1 { 1 } else { 0 };
-            ev[24..26].copy_from_slice(&hangup.to_le_bytes());
-        }
-        out.extend_from_slice(&ev);
-    }
-    let n = (out.len() / EVENT_SIZE) as u32;
-    let mut ctx = caller.as_context_mut();
-    mem.write(&mut ctx, events as usize, &out)?;
-    mem.write(&mut ctx, nevents_out as usize, &n.to_le_bytes())?;
-    Ok(ERRNO_SUCCESS)
+    super::poll::poll_oneoff(
+        caller,
+        subs,
+        events,
+        nsubs,
+        nevents_out,
+        |state, deadline| state.control.sleep_until(deadline),
+    )
 }
 
 // ---- capture streams --------------------------------------------------------------------

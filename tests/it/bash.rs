@@ -259,3 +259,90 @@ fn nothing_carries_over_to_the_next_episode() {
         );
     }
 }
+
+/// `python3` is the Python guest run as a process of the action: a command like any other.
+#[test]
+fn python3_is_a_command_like_any_other() {
+    let mut ep = TestEpisode::fixture(0);
+    ep.step("command -v python3; test -x /usr/bin/python3 && echo listed")
+        .observes("/usr/bin/python3\nlisted\n");
+    ep.step("python3 -c 'import sys; print(sys.argv[1:]); sys.exit(4)' a 'b c'")
+        .observes("['a', 'b c']\n")
+        .exit(4);
+    ep.step("printf '#!/usr/bin/env python3\\nimport sys\\nprint(sys.stdin.read().upper())\\n' > /tmp/up && chmod +x /tmp/up && echo hi | /tmp/up")
+        .observes("HI\n\n")
+        .exit(0);
+    // A writer into a closed pipe dies of it, as CPython does of SIGPIPE.
+    ep.step("python3 -c 'while True: print(1)' | head -n 2; echo ${PIPESTATUS[@]}")
+        .observes("1\n1\n141 0\n");
+    ep.step("python3 -q -z")
+        .observes_containing("Unknown option: -z\nusage: python3 [option]")
+        .exit(2);
+}
+
+/// What Python reads and writes is the episode's tree, the shell's view of it, and nothing of
+/// the host's.
+#[test]
+fn python3_sees_the_episode_files_and_nothing_else() {
+    let canary = tempfile::Builder::new()
+        .prefix("intercode-canary-")
+        .tempfile_in("/tmp")
+        .unwrap();
+    std::fs::write(canary.path(), "host secret").unwrap();
+    let name = canary.path().display().to_string();
+    let mut ep = TestEpisode::fixture(0);
+    ep.step("python3 -c 'import os; print(sorted(os.listdir(\"/\")) == sorted(os.listdir(\"/\")))'; ls / | tr '\\n' ' '");
+    let listing = ep.output().to_string();
+    ep.step("python3 -c 'import os; print(\" \".join(sorted(os.listdir(\"/\"))))'");
+    assert_eq!(
+        ep.output().trim(),
+        listing.lines().nth(1).unwrap_or_default().trim(),
+        "python3 and ls see different roots"
+    );
+    ep.step(&format!(
+        "python3 -c 'print(open(\"{name}\").read())' 2>&1 | tail -n 1"
+    ))
+    .observes_containing("FileNotFoundError");
+    ep.step("python3 -c 'print(open(\"/../../../etc/hostname\").read())' 2>&1 | tail -n 1")
+        .observes_containing("Error");
+    ep.step("echo from-shell > /tmp/a; python3 -c 'open(\"/tmp/b\", \"w\").write(open(\"/tmp/a\").read().upper())'; cat /tmp/b")
+        .observes("FROM-SHELL\n");
+    assert_eq!(
+        std::fs::read_to_string(canary.path()).unwrap(),
+        "host secret"
+    );
+}
+
+#[test]
+fn python3_loops_sleeps_and_allocations_end_within_the_action_limits() {
+    let options = BashOptions {
+        limits: intercode::sandbox::Limits {
+            timeout: Duration::from_millis(1500),
+            ..Default::default()
+        },
+        ..BashOptions::default()
+    };
+    let mut ep = TestEpisode::with_options(0, options);
+    // Load the module first: the first `python3` of a process may compile it.
+    ep.step("python3 -c pass").exit(0);
+    for looping in [
+        "python3 -c 'while True: pass'",
+        "python3 -c 'import time; time.sleep(100)'",
+        "python3 -c 'while True: print(1)' > /dev/null",
+    ] {
+        let start = Instant::now();
+        ep.step(looping).observes("Command timed out");
+        assert!(
+            start.elapsed() < Duration::from_secs(6),
+            "{looping}: {:?}",
+            start.elapsed()
+        );
+    }
+    let start = Instant::now();
+    ep.step("python3 -c 'x = bytearray(4 * 1024**3)'; echo status $?");
+    assert!(ep.output().contains("status 1") || ep.output().contains("status 134"));
+    assert!(start.elapsed() < Duration::from_secs(6));
+    ep.step("python3 -c $'def r(): r()\\nr()' 2>&1 | tail -n 1")
+        .observes_containing("RecursionError");
+    ep.step("echo alive").observes("alive\n");
+}

@@ -7,7 +7,7 @@
 //! The CPython differential test skips with a note when `python3` is not installed.
 
 use intercode::data::mbpp::{self, PythonTask, PythonTaskSet};
-use intercode::env::python::repl::{Cell, HARNESS, PYTHON_HASH, PYTHON_WASM, Runtime};
+use intercode::env::python::repl::{Cell, HARNESS, PYTHON_HASH, PYTHON_WASM, REPL_ARGV0, Runtime};
 use intercode::env::python::{PythonEnv, PythonOptions};
 use intercode::env::{Env, Step};
 use intercode::harness::agents::{AgentFactory, GoldAgent};
@@ -211,7 +211,11 @@ fn a_timeout_interrupts_the_action_and_keeps_the_namespace() {
 fn a_timeout_ends_the_guest_thread() {
     let module = ReplModule::new(PYTHON_WASM, PYTHON_HASH).unwrap();
     for code in ["xwhile True: pass", "ximport time; time.sleep(3600)"] {
-        let mut p = module.start(&ReplSpec::default()).unwrap();
+        let spec = ReplSpec {
+            argv: vec![REPL_ARGV0.into()],
+            ..ReplSpec::default()
+        };
+        let mut p = module.start(&spec).unwrap();
         assert!(matches!(
             p.request(HARNESS.as_bytes().to_vec(), Duration::from_secs(60)),
             Outcome::Replied { .. }

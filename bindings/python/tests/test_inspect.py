@@ -91,6 +91,16 @@ def test_python_tool_commands(sandbox: IntercodeSandboxEnvironment) -> None:
     assert r.stdout == "SHOUT\n"
 
 
+def test_python_runs_inside_the_episode(sandbox: IntercodeSandboxEnvironment) -> None:
+    # The guest's own python3: a process of the episode, seeing and changing its files.
+    code = "import os\nopen('made_by_python.txt', 'w').write(str(os.path.isdir('/project')))\n"
+    r = run(sandbox.exec(["bash", "--login", "-c", "python3 -"], input=code))
+    assert (r.returncode, r.stderr) == (0, "")
+    assert run(sandbox.read_file("made_by_python.txt")) == "True"
+    r = run(sandbox.exec(["sh", "-c", "python3 -c 'print(input())' | tr a-z A-Z"], input="piped"))
+    assert r.stdout == "PIPED\n"
+
+
 def test_what_it_cannot_offer_fails_clearly(sandbox: IntercodeSandboxEnvironment) -> None:
     with pytest.raises(SandboxUserUnsupportedError):
         run(sandbox.exec(["id"], user="nobody"))

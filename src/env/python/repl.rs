@@ -30,8 +30,13 @@ pub const HARNESS: &str = include_str!("harness.py");
 /// How long loading the harness may take in a fresh interpreter (a cold machine under load).
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The compiled guest, shared by every runtime of the process.
-fn module() -> crate::Result<ReplModule> {
+/// argv[0] that puts the guest in REPL mode (any other name runs it as the `python3` command,
+/// which is how the bash sandbox uses the same module).
+pub const REPL_ARGV0: &str = "intercode-python-repl";
+
+/// The compiled guest, shared by every runtime of the process (and by the bash sandbox's
+/// `python3`).
+pub(crate) fn module() -> crate::Result<ReplModule> {
     static MODULE: OnceLock<Result<ReplModule, String>> = OnceLock::new();
     MODULE
         .get_or_init(|| ReplModule::new(PYTHON_WASM, PYTHON_HASH).map_err(|e| e.to_string()))
@@ -237,7 +242,7 @@ impl Runtime {
     pub fn new(options: &PythonOptions) -> crate::Result<Runtime> {
         let module = module()?;
         let spec = ReplSpec {
-            argv: vec!["python".into()],
+            argv: vec![REPL_ARGV0.into()],
             root: None,
             writable_root: false,
             memory_bytes: options.memory_bytes,

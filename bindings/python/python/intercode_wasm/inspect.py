@@ -16,10 +16,10 @@ working directory (``workdir``, default ``/root``), the per-command limit (``tim
 
 What it offers: ``exec`` (an argv with stdin, cwd, environment variables; stdout and stderr
 apart), ``read_file``, ``write_file`` (text or binary, parents created), ``Sample.files``,
-setup scripts, inspect's ``bash()`` tool, and its ``python()`` tool — run by the bash guest's
-own ``python3`` when it has one, otherwise by a file-less Python interpreter (RustPython in
-wasm, like the Python env's): the script sees no files of the episode, and a fresh interpreter
-runs every call.
+setup scripts, inspect's ``bash()`` tool, and its ``python()`` tool, run by the bash guest's own
+``python3``: RustPython compiled to wasm, started as a process of the episode, so a script reads
+and writes the episode's files (and nothing else) like any command. ``python3="interpreter"``
+sends such calls to a file-less interpreter instead (the Python env's REPL).
 
 What it cannot offer, and how that fails:
 
@@ -87,7 +87,7 @@ class IntercodeSandboxConfig(BaseModel, frozen=True):
     timeout_secs: int = 180
     """The most one command may run (the sandbox stops it then)."""
     python3: Literal["auto", "interpreter", "guest"] = "auto"
-    """Who runs ``python3``: ``auto`` the bash guest's own when it has one, else the file-less
+    """Who runs ``python3``: ``auto`` the bash guest's own (it has one), else the file-less
     interpreter; ``interpreter`` always the interpreter; ``guest`` always the guest."""
 
 
