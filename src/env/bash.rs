@@ -384,6 +384,14 @@ fn applet_names(sandbox: &Sandbox) -> crate::Result<Vec<String>> {
 }
 
 impl Backend for Bash {
+    fn action_timeout(&self) -> Duration {
+        self.options.limits.timeout
+    }
+
+    fn set_action_timeout(&mut self, timeout: Duration) {
+        self.options.limits.timeout = timeout;
+    }
+
     const KIND: EnvKind = EnvKind::Bash;
 
     fn task_count(&self) -> usize {

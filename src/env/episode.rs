@@ -23,6 +23,7 @@ use crate::{Error, Result};
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// What one executed action gave.
 #[derive(Debug, Clone, Default)]
@@ -75,6 +76,10 @@ pub trait Backend: Send {
         let _ = source;
         Ok(true)
     }
+    /// See [`Env::action_timeout`].
+    fn action_timeout(&self) -> Duration;
+    /// See [`Env::set_action_timeout`]; `timeout` is positive.
+    fn set_action_timeout(&mut self, timeout: Duration);
 }
 
 #[derive(Debug)]
@@ -292,5 +297,19 @@ impl<B: Backend> Env for Episodes<B> {
             return Ok(true);
         }
         self.backend.is_complete(source)
+    }
+
+    fn action_timeout(&self) -> Duration {
+        self.backend.action_timeout()
+    }
+
+    fn set_action_timeout(&mut self, timeout: Duration) -> Result<()> {
+        if timeout.is_zero() {
+            return Err(Error::InvalidSpec(
+                "an action's time limit must be positive".into(),
+            ));
+        }
+        self.backend.set_action_timeout(timeout);
+        Ok(())
     }
 }

@@ -246,6 +246,11 @@ pub trait Env: Send {
     /// interactive front end knows when to stop reading lines. The bash and Python envs ask
     /// their parsers (a here-document or `def f():` needs more lines); SQL actions are one line.
     fn is_complete(&mut self, source: &str) -> crate::Result<bool>;
+    /// How long one action may run (a bash command line, a SQL statement, a Python cell).
+    fn action_timeout(&self) -> std::time::Duration;
+    /// Changes the limit of the actions that follow (the gold and evaluation keep theirs), e.g.
+    /// a caller's shorter per-call timeout. Zero is refused.
+    fn set_action_timeout(&mut self, timeout: std::time::Duration) -> crate::Result<()>;
 }
 
 #[cfg(test)]

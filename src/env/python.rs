@@ -298,6 +298,14 @@ fn action_info(cell: &Cell) -> Map<String, Value> {
 }
 
 impl Backend for Python {
+    fn action_timeout(&self) -> Duration {
+        self.options.timeout
+    }
+
+    fn set_action_timeout(&mut self, timeout: Duration) {
+        self.options.timeout = timeout;
+    }
+
     const KIND: EnvKind = EnvKind::Python;
 
     fn task_count(&self) -> usize {

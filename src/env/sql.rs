@@ -358,6 +358,20 @@ fn observation_text(outcome: &Outcome, options: &SqlOptions) -> String {
 }
 
 impl Backend for Sql {
+    fn action_timeout(&self) -> Duration {
+        self.options.statement_timeout
+    }
+
+    fn set_action_timeout(&mut self, timeout: Duration) {
+        self.options.statement_timeout = timeout;
+        // Sessions already open (databases the episode uses) take it too.
+        if let Some(ep) = self.episode.as_mut() {
+            for session in ep.sessions.values_mut() {
+                session.set_statement_timeout(timeout);
+            }
+        }
+    }
+
     const KIND: EnvKind = EnvKind::Sql;
 
     fn task_count(&self) -> usize {

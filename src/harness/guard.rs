@@ -411,6 +411,14 @@ impl Env for GuardedEnv {
     fn is_complete(&mut self, source: &str) -> crate::Result<bool> {
         self.inner.is_complete(source)
     }
+
+    fn action_timeout(&self) -> std::time::Duration {
+        self.inner.action_timeout()
+    }
+
+    fn set_action_timeout(&mut self, timeout: std::time::Duration) -> crate::Result<()> {
+        self.inner.set_action_timeout(timeout)
+    }
 }
 
 #[cfg(test)]

@@ -358,6 +358,34 @@ fn runaway_statements_are_interrupted() {
     e.step("SELECT count(*) FROM customers").observes("[(6,)]");
 }
 
+/// A caller's shorter limit (the inspect sandbox's per-call timeout) applies to the statements
+/// that follow, in the database already open too; zero is refused.
+#[test]
+fn the_action_timeout_can_be_shortened_mid_episode() {
+    let mut e = Episode::on(0)
+        .step("SELECT count(*) FROM customers")
+        .observes("[(6,)]");
+    assert_eq!(
+        e.env.action_timeout(),
+        SqlOptions::default().statement_timeout
+    );
+    let err = e.env.set_action_timeout(Duration::ZERO).unwrap_err();
+    assert_eq!(err.kind(), intercode::ErrorKind::BadInput);
+    e.env
+        .set_action_timeout(Duration::from_millis(150))
+        .unwrap();
+    let start = Instant::now();
+    e.step(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+    )
+    .fails_with("interrupted");
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 #[test]
 fn big_values_and_growth_are_capped() {
     let options = SqlOptions {

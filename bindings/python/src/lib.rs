@@ -23,7 +23,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 use serde_json::{Map, Value};
 use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The Python class for an [`ErrorKind`] (imported once from `intercode_wasm._errors`).
 fn error_class(py: Python<'_>, kind: ErrorKind) -> PyResult<&Bound<'_, PyType>> {
@@ -253,7 +253,8 @@ impl NativeEnv {
     /// holds why: `Command timed out`, a limit); `separated` is false when the output was cut
     /// before stderr could be told apart (all of it is then in stdout). One turn of the
     /// episode; the episode's own working directory and variables are left unchanged.
-    #[pyo3(signature = (argv, stdin=None, cwd=None, env=Vec::new()))]
+    /// `timeout` (seconds) shortens the env's action limit for this call only.
+    #[pyo3(signature = (argv, stdin=None, cwd=None, env=Vec::new(), timeout=None))]
     fn exec(
         &self,
         py: Python<'_>,
@@ -261,6 +262,7 @@ impl NativeEnv {
         stdin: Option<Bound<'_, PyBytes>>,
         cwd: Option<String>,
         env: Vec<(String, String)>,
+        timeout: Option<f64>,
     ) -> PyResult<(Option<i32>, String, String, bool)> {
         if self.kind != "bash" {
             return Err(to_py_err_of(
@@ -276,7 +278,28 @@ impl NativeEnv {
         };
         let (script, marker) =
             exec::script(&request).map_err(|m| to_py_err_of(ErrorKind::BadInput, m))?;
-        let step = self.with_env(py, |env| env.step(&script))?;
+        let timeout = match timeout {
+            Some(t) if !(t.is_finite() && t > 0.0) => {
+                return Err(to_py_err_of(
+                    ErrorKind::BadInput,
+                    format!("timeout must be a positive number of seconds, not {t}"),
+                ));
+            }
+            Some(t) => Some(Duration::from_secs_f64(t)),
+            None => None,
+        };
+        let step = self.with_env(py, |env| {
+            let limit = env.action_timeout();
+            match timeout {
+                Some(t) if t < limit => {
+                    env.set_action_timeout(t)?;
+                    let step = env.step(&script);
+                    env.set_action_timeout(limit)?;
+                    step
+                }
+                _ => env.step(&script),
+            }
+        })?;
         let (stdout, stderr, separated) = exec::split_output(&step.observation, &marker);
         Ok((step.exit_status, stdout, stderr, separated))
     }

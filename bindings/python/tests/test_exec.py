@@ -109,3 +109,15 @@ def test_exec_is_only_for_bash() -> None:
         sql.reset(0)
         with pytest.raises(BadInputError):
             sql._native.exec(["ls"])
+
+
+def test_a_per_call_timeout_stops_the_command_and_leaves_the_limit() -> None:
+    with BashEnv() as env:
+        env.reset(0)
+        out = env.exec(["sleep", "3"], timeout=0.3)
+        assert out.returncode is None and out.stdout.strip() == "Command timed out"
+        # The env's own limit is back for the next call.
+        assert env.exec(["sh", "-c", "sleep 0.5; echo done"]).stdout == "done\n"
+        for bad in (0, -1.0, float("nan")):
+            with pytest.raises(BadInputError):
+                env.exec(["true"], timeout=bad)

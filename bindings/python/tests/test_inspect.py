@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,16 @@ def test_what_it_cannot_offer_fails_clearly(sandbox: IntercodeSandboxEnvironment
 def test_a_short_timeout_raises(sandbox: IntercodeSandboxEnvironment) -> None:
     with pytest.raises(TimeoutError):
         run(sandbox.exec(["sleep", "2"], timeout=1))
+
+
+def test_a_short_timeout_stops_the_command(sandbox: IntercodeSandboxEnvironment) -> None:
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        run(sandbox.exec(["sh", "-c", "sleep 5; echo late > late.txt"], timeout=1))
+    # Stopped, not abandoned: the next command runs at once and the file never appears.
+    r = run(sandbox.exec(["sh", "-c", "sleep 5.5; test -e late.txt; echo $?"]))
+    assert r.stdout == "1\n"
+    assert time.monotonic() - start < 10
 
 
 def test_a_config_and_a_sample_task_choose_the_tree() -> None:

@@ -403,6 +403,11 @@ impl Session {
         }
     }
 
+    /// The limit of the statements that follow.
+    pub fn set_statement_timeout(&mut self, timeout: Duration) {
+        self.limits.statement_timeout = timeout;
+    }
+
     /// The connection, for introspection by the MySQL compatibility layer (authorizer on).
     pub fn conn(&self) -> &Connection {
         &self.conn

@@ -288,14 +288,17 @@ class BashEnv(Env):
         stdin: Union[str, bytes, None] = None,
         cwd: Optional[str] = None,
         env: Optional[Mapping[str, str]] = None,
+        timeout: Optional[float] = None,
     ) -> ExecOutput:
         """Runs ``argv`` as one process in the running episode: its own stdin (bytes are
         passed exactly), working directory and environment variables, stdout and stderr
         apart. It is one turn of the episode; the episode's own working directory and shell
-        variables are left as they were."""
+        variables are left as they were. ``timeout`` (seconds) shortens the env's time limit
+        for this call: the command is stopped then (``returncode`` None, ``Command timed
+        out``)."""
         data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
         pairs = list((env or {}).items())
-        return ExecOutput(*self._native.exec(list(argv), data, cwd, pairs))
+        return ExecOutput(*self._native.exec(list(argv), data, cwd, pairs, timeout))
 
 
 class SqlEnv(Env):

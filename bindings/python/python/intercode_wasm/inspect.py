@@ -28,9 +28,10 @@ What it cannot offer, and how that fails:
 * native binaries (ELF files, ``inspect``'s injected sandbox tools such as ``text_editor()``
   and ``bash_session()``): the sandbox runs WebAssembly tools only (exit 126, with a note);
 * users other than root: :class:`~inspect_ai.util.SandboxUserUnsupportedError`;
-* a per-call ``timeout`` shorter than ``timeout_secs``: the call raises ``TimeoutError`` on
-  time, but the command itself runs on in the sandbox up to ``timeout_secs`` (the library's
-  limit is set per env), and the sample's next command waits for it.
+* a per-call ``timeout`` shorter than ``timeout_secs`` is the command's limit: it is stopped
+  then and the call raises ``TimeoutError`` (inspect's contract). With
+  ``python3="interpreter"``, the file-less interpreter keeps its own limit and the call only
+  stops waiting.
 """
 
 from __future__ import annotations
@@ -250,12 +251,16 @@ class IntercodeSandboxEnvironment(SandboxEnvironment):
             run: Callable[[], ExecResult[str]] = lambda: self._run_python(
                 python_args, data, directory
             )
+            if timeout is not None and timeout < self.config.timeout_secs:
+                # The file-less interpreter has its own limit; stop waiting on time.
+                with anyio.fail_after(timeout):
+                    return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
         else:
             argv = self._rewrite(cmd)
-            run = lambda: self._run(argv, data, directory, dict(env or {}))
-        if timeout is not None and timeout < self.config.timeout_secs:
-            with anyio.fail_after(timeout):
-                return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            # A shorter per-call timeout is the sandbox's limit for this command: it is
+            # stopped on time and the sample's next command does not wait for it.
+            limit = timeout if timeout is not None and timeout < self.config.timeout_secs else None
+            run = lambda: self._run(argv, data, directory, dict(env or {}), limit)
         return await _in_thread(run)
 
     async def _use_interpreter(self) -> bool:
@@ -283,17 +288,21 @@ class IntercodeSandboxEnvironment(SandboxEnvironment):
         return cmd
 
     def _run(
-        self, argv: list[str], stdin: Optional[bytes], cwd: str, env: dict[str, str]
+        self,
+        argv: list[str],
+        stdin: Optional[bytes],
+        cwd: str,
+        env: dict[str, str],
+        timeout: Optional[float] = None,
     ) -> ExecResult[str]:
-        out = self.env.exec(argv, stdin, cwd, env)
-        return self._result(out)
+        out = self.env.exec(argv, stdin, cwd, env, timeout)
+        return self._result(out, timeout)
 
-    def _result(self, out: ExecOutput) -> ExecResult[str]:
+    def _result(self, out: ExecOutput, timeout: Optional[float] = None) -> ExecResult[str]:
         if out.returncode is None:
             if out.stdout.strip() == "Command timed out":
-                raise TimeoutError(
-                    f"the command ran past the sandbox's limit of {self.config.timeout_secs} s"
-                )
+                limit = timeout if timeout is not None else self.config.timeout_secs
+                raise TimeoutError(f"the command ran past its time limit of {limit} s")
             # Stopped by a limit (disk, memory, processes): the reason ends the output.
             return ExecResult(False, 137, out.stdout, out.stderr or out.stdout)
         stderr = out.stderr
