@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -31,6 +31,8 @@ pub(crate) struct ActionState {
     pub wakeup: (Mutex<()>, Condvar),
     /// Commands served by other modules.
     programs: Programs,
+    /// Linear memory the action's live processes hold together.
+    memory_held: AtomicUsize,
     /// Nanoseconds the host spent loading a program's module during the action (the first
     /// `python3` of a process); the timeout is extended by it, since the agent did not spend it.
     excused_ns: AtomicU64,
@@ -60,6 +62,21 @@ impl ActionState {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+    }
+
+    /// Takes `bytes` from the action's memory budget; false (nothing taken) when it would
+    /// go over [`Limits::memory_per_action`].
+    pub fn reserve_memory(&self, bytes: usize) -> bool {
+        let limit = self.limits.memory_per_action;
+        self.memory_held
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |held| {
+                held.checked_add(bytes).filter(|total| *total <= limit)
+            })
+            .is_ok()
+    }
+
+    pub fn release_memory(&self, bytes: usize) {
+        self.memory_held.fetch_sub(bytes, Ordering::SeqCst);
     }
 
     fn excused(&self) -> Duration {
@@ -354,6 +371,7 @@ pub(crate) fn run_action(
         children: Mutex::new(HashMap::new()),
         wakeup: (Mutex::new(()), Condvar::new()),
         programs: programs.clone(),
+        memory_held: AtomicUsize::new(0),
         excused_ns: AtomicU64::new(0),
     });
     let (cap_r, cap_w) = pipe_files()?;

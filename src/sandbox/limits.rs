@@ -12,6 +12,10 @@ pub struct Limits {
     /// Linear memory per process. 256 MiB lets `sort` of a few MB and `find` over big trees work
     /// while a runaway allocation in one command cannot take the machine (24 GiB, shared).
     pub memory_per_process: usize,
+    /// Linear memory of all the action's processes together. Without it, 60 background
+    /// processes of 250 MiB each would take 15 GiB while every one stays under its own limit.
+    /// 1 GiB leaves a pipeline of big sorts (or several `python3`) room to work.
+    pub memory_per_action: usize,
     /// Output bytes kept for the observation. Upstream's harness shows models at most ~1000
     /// characters; 1 MiB keeps every realistic output whole and stops `yes` from eating memory.
     pub output_bytes: usize,
@@ -27,6 +31,7 @@ impl Default for Limits {
         Limits {
             timeout: Duration::from_secs(10),
             memory_per_process: 256 << 20,
+            memory_per_action: 1 << 30,
             output_bytes: 1 << 20,
             live_processes: 64,
             total_processes: 20_000,

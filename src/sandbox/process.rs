@@ -9,7 +9,7 @@ use super::stdio::{BrokenPipe, GuestOutput};
 use std::fs::File;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use wasmtime::{Store, StoreLimits, StoreLimitsBuilder, Trap, UpdateDeadline};
+use wasmtime::{ResourceLimiter, Store, Trap, UpdateDeadline};
 use wasmtime_wasi::cli::InputFile;
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
@@ -17,10 +17,58 @@ use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
 /// Store data of one guest process.
 pub(crate) struct ProcState {
     pub wasi: WasiP1Ctx,
-    pub limits: StoreLimits,
     pub handles: HandleTable,
     pub action: Arc<ActionState>,
     pub shared: Arc<Shared>,
+    /// Linear memory this process holds from the action's budget (given back on drop).
+    memory_held: usize,
+}
+
+/// Memory is checked twice: against the process's own limit and against what the action's
+/// processes hold together ([`super::Limits::memory_per_action`]). A refused `memory.grow`
+/// is what the guest sees (its allocator fails, the process aborts: status 134).
+impl ResourceLimiter for ProcState {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.action.limits.memory_per_process {
+            return Ok(false);
+        }
+        let more = desired.saturating_sub(current);
+        if !self.action.reserve_memory(more) {
+            return Ok(false);
+        }
+        self.memory_held += more;
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1 << 20)
+    }
+
+    fn instances(&self) -> usize {
+        1
+    }
+    fn tables(&self) -> usize {
+        4
+    }
+    fn memories(&self) -> usize {
+        1
+    }
+}
+
+impl Drop for ProcState {
+    fn drop(&mut self) {
+        self.action.release_memory(self.memory_held);
+    }
 }
 
 /// What a process needs to start; stdio files are owned (already duplicated) by the request.
@@ -89,16 +137,13 @@ fn run_inner(
     }
     let state = ProcState {
         wasi: builder.build_p1(),
-        limits: StoreLimitsBuilder::new()
-            .memory_size(action.limits.memory_per_process)
-            .instances(1)
-            .build(),
         handles,
         action: action.clone(),
         shared: shared.clone(),
+        memory_held: 0,
     };
     let mut store = Store::new(&shared.engine, state);
-    store.limiter(|s| &mut s.limits);
+    store.limiter(|s| s);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|ctx| {
         if ctx.data().action.cancelled.load(Ordering::Relaxed) {

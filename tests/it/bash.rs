@@ -346,3 +346,23 @@ fn python3_loops_sleeps_and_allocations_end_within_the_action_limits() {
         .observes_containing("RecursionError");
     ep.step("echo alive").observes("alive\n");
 }
+
+/// Processes of one action share a memory budget: many big processes at once cannot add up
+/// past it, and what they held is given back when they end.
+#[test]
+fn an_actions_processes_share_one_memory_budget() {
+    let options = BashOptions {
+        limits: intercode::sandbox::Limits {
+            memory_per_action: 300 << 20,
+            ..Default::default()
+        },
+        ..BashOptions::default()
+    };
+    let mut ep = TestEpisode::with_options(0, options);
+    let hog = "python3 -c 'x = bytearray(150 * 2**20); import time; time.sleep(1); print(\"ok\")'";
+    ep.step(&format!(
+        "for i in 1 2 3; do {hog} 2>/dev/null & done; wait"
+    ));
+    assert_eq!(ep.output().matches("ok").count(), 1, "{}", ep.output());
+    ep.step(&format!("{hog}; {hog}")).observes("ok\nok\n");
+}
