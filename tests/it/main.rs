@@ -6,6 +6,7 @@ mod crash;
 mod differential;
 mod download;
 mod fs_build;
+mod fuzz;
 mod guard;
 mod harness;
 #[cfg(feature = "http")]

@@ -382,6 +382,7 @@ fn convert_create_table(stmt: &str, options: &ConvertOptions) -> Result<(String,
         .ok_or_else(|| dump_error(stmt, "CREATE TABLE without a name"))?;
     let close = stmt
         .rfind(')')
+        .filter(|close| *close > open)
         .ok_or_else(|| dump_error(stmt, "unbalanced CREATE TABLE"))?;
     let items = split_top_level(&stmt[open + 1..close]);
 
