@@ -53,6 +53,11 @@ pub struct BashOptions {
     /// (every 10 ms or more), so a fast writer overshoots by what it writes meanwhile; an
     /// action that grows the tree past the limit is stopped, one that shrinks it is not.
     pub disk_bytes: u64,
+    /// How deep directories may nest below `/`. Every walk of the tree (the disk watch, the
+    /// snapshot after an action, the pool's restore) holds descriptors per level, and a
+    /// `mkdir d; cd d` loop builds thousands of levels in seconds; no task goes past a few
+    /// dozen. Checked with the disk limit, in the same way.
+    pub max_dir_depth: usize,
 }
 
 impl Default for BashOptions {
@@ -64,6 +69,7 @@ impl Default for BashOptions {
             persistent: false,
             quoting: Quoting::Faithful,
             disk_bytes: 256 << 20,
+            max_dir_depth: 128,
         }
     }
 }
@@ -71,21 +77,29 @@ impl Default for BashOptions {
 /// Stops an action that grows the episode's tree past `limit` bytes. The first check only
 /// notes the size (an action may start over the limit and be the one cleaning up); later
 /// ones stop the action when the tree is over the limit and bigger than at that first check.
-fn disk_watch(root: cap_std::fs::Dir, limit: u64) -> Watch {
-    let first = std::sync::Mutex::new(None::<u64>);
+fn disk_watch(root: cap_std::fs::Dir, limit: u64, max_depth: usize) -> Watch {
+    use crate::fs::usage::{TreeUsage, tree_usage};
+    let first = std::sync::Mutex::new(None::<TreeUsage>);
     Watch(std::sync::Arc::new(move || {
         let mut first = first.lock().unwrap_or_else(|e| e.into_inner());
-        let used = crate::fs::usage::tree_bytes(&root, first.unwrap_or(u64::MAX).max(limit));
+        let stop_above = first.map_or(u64::MAX, |f| f.bytes).max(limit);
+        let now = tree_usage(&root, stop_above, max_depth + 1);
         match *first {
             None => {
-                *first = Some(used);
+                *first = Some(now);
                 None
             }
-            Some(at_first) if used > limit && used > at_first => Some(format!(
+            Some(at_first) if now.bytes > limit && now.bytes > at_first.bytes => Some(format!(
                 "intercode: the episode's files passed the disk limit of {} MiB; the command \
                  was stopped",
                 limit >> 20
             )),
+            Some(at_first) if now.deepest > max_depth && now.deepest > at_first.deepest => {
+                Some(format!(
+                    "intercode: directories nested deeper than {max_depth} levels; the command \
+                     was stopped"
+                ))
+            }
             Some(_) => None,
         }
     }))
@@ -251,6 +265,7 @@ impl Bash {
                 watch: Some(disk_watch(
                     dir.dir().try_clone().map_err(crate::Error::PlainIo)?,
                     self.options.disk_bytes,
+                    self.options.max_dir_depth,
                 )),
             },
             &limits,

@@ -19,6 +19,7 @@ pub mod reuse;
 pub mod snapshot;
 pub mod status;
 pub mod usage;
+pub mod walk;
 
 pub use episode::EpisodeDir;
 pub use image::TreeImage;

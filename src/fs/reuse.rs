@@ -21,7 +21,6 @@
 use std::collections::{BTreeMap, HashSet};
 #[cfg(test)]
 use std::io::Write as _;
-use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 
 use cap_std::fs::{Dir, MetadataExt};
@@ -184,87 +183,72 @@ fn is_below(path: &str, dir: &str) -> bool {
 /// list it, which would lose `O_NOATIME`; each name here is a single component, so nothing is
 /// resolved through a symlink.
 fn walk(dir: &Dir) -> Result<Vec<Found>> {
-    use rustix::fs::{AtFlags, FileType, Mode};
+    use super::walk::{Next, walk};
+    use rustix::fs::{AtFlags, Mode};
     let mut found = Vec::new();
-    // The handle cap-std opened may be `O_PATH`, which cannot be listed: open the root anew.
-    let root = open_subdir(&rustix::io::dup(dir).map_err(io(""))?, ".").map_err(ctx(""))?;
-    let mut stack: Vec<(String, OwnedFd, usize)> = vec![(String::new(), root, 0)];
-    while let Some((prefix, fd, depth)) = stack.pop() {
-        let mut listing = rustix::fs::Dir::new(rustix::io::dup(&fd).map_err(io(&prefix))?)
-            .map_err(io(&prefix))?;
-        while let Some(item) = listing.read() {
-            let item = item.map_err(io(&prefix))?;
-            let raw = item.file_name();
-            if matches!(raw.to_bytes(), b"." | b"..") {
-                continue;
+    let mut failure: Option<Error> = None;
+    let walked = walk(dir, MAX_DEPTH + 1, |e| {
+        let Ok(name) = e.name.to_str() else {
+            // The image has only UTF-8 names: anything else is extra, removed by name.
+            let os = std::ffi::OsStr::from_bytes(e.name.to_bytes()).to_os_string();
+            let removed = rustix::io::dup(e.parent)
+                .map_err(io(e.path))
+                .and_then(|parent| {
+                    remove_os(&Dir::from_std_file(std::fs::File::from(parent)), &os)
+                        .map_err(ctx(e.path))
+                });
+            if let Err(err) = removed {
+                failure = Some(err);
+                return Next::Stop;
             }
-            let Ok(name) = raw.to_str() else {
-                // The image has only UTF-8 names: anything else is extra, removed by name.
-                let os = std::ffi::OsStr::from_bytes(raw.to_bytes()).to_os_string();
-                let lossy = os.to_string_lossy().into_owned();
-                let parent = rustix::io::dup(&fd).map_err(io(&lossy))?;
-                remove_os(&Dir::from_std_file(std::fs::File::from(parent)), &os)
-                    .map_err(ctx(&lossy))?;
-                continue;
-            };
-            let path = if prefix.is_empty() {
-                name.to_string()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let st = rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW).map_err(io(&path))?;
-            let is_dir = FileType::from_raw_mode(st.st_mode) == FileType::Directory;
-            found.push(Found {
-                path: path.clone(),
-                is_dir,
-                stamp: Stamp {
-                    ino: st.st_ino,
-                    ctime: (st.st_ctime, i64::try_from(st.st_ctime_nsec).unwrap_or(0)),
-                },
-                atime: st.st_atime,
-            });
-            if found.len() > MAX_WALKED || depth > MAX_DEPTH {
-                return Err(Error::Other(
-                    "used episode tree too large to restore".into(),
-                ));
-            }
-            if is_dir {
-                let mode = st.st_mode & 0o7777;
-                if mode & 0o700 != 0o700 {
-                    // A directory (checked without following), so chmodat cannot follow a link.
-                    rustix::fs::chmodat(
-                        &fd,
-                        name,
-                        Mode::from_raw_mode(mode | 0o700),
-                        AtFlags::empty(),
-                    )
-                    .map_err(io(&path))?;
-                }
-                let sub = open_subdir(&fd, name).map_err(ctx(&path))?;
-                stack.push((path, sub, depth + 1));
+            return Next::SkipChildren;
+        };
+        let is_dir = e.is_dir();
+        found.push(Found {
+            path: e.path.to_string(),
+            is_dir,
+            stamp: Stamp {
+                ino: e.stat.st_ino,
+                ctime: (
+                    e.stat.st_ctime,
+                    i64::try_from(e.stat.st_ctime_nsec).unwrap_or(0),
+                ),
+            },
+            atime: e.stat.st_atime,
+        });
+        if found.len() > MAX_WALKED || e.depth > MAX_DEPTH {
+            failure = Some(Error::Other(
+                "used episode tree too large to restore".into(),
+            ));
+            return Next::Stop;
+        }
+        let mode = e.stat.st_mode & 0o7777;
+        if is_dir && mode & 0o700 != 0o700 {
+            // A directory (checked without following), so chmodat cannot follow a link.
+            if let Err(err) = rustix::fs::chmodat(
+                e.parent,
+                name,
+                Mode::from_raw_mode(mode | 0o700),
+                AtFlags::empty(),
+            ) {
+                failure = Some(io(e.path)(err));
+                return Next::Stop;
             }
         }
+        Next::Continue
+    });
+    walked.map_err(io(""))?;
+    if let Some(err) = failure {
+        return Err(err);
     }
-    // The stack visits depth-first in no particular order; the caller wants parents first.
+    // The caller wants parents first, in path order.
     found.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
 }
 
-/// Opens the directory `name` (one component) of `parent` without following a symlink and,
-/// where the kernel allows it (we own the tree), without updating its atime when read.
 /// Maps a failed system call on an episode path to a crate error naming that path.
 fn io(path: &str) -> impl FnOnce(rustix::io::Errno) -> Error + '_ {
     move |e| ctx(path)(e.into())
-}
-
-fn open_subdir(parent: &OwnedFd, name: &str) -> std::io::Result<OwnedFd> {
-    use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    match rustix::fs::openat(parent, name, flags | OFlags::NOATIME, Mode::empty()) {
-        Ok(fd) => Ok(fd),
-        Err(rustix::io::Errno::PERM) => Ok(rustix::fs::openat(parent, name, flags, Mode::empty())?),
-        Err(e) => Err(e.into()),
-    }
 }
 
 fn remove(dir: &Dir, path: &str, is_dir: bool) -> Result<()> {

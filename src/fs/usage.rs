@@ -5,53 +5,44 @@
 //! (`O_NOATIME`), and skips what it cannot open. Sizes are allocated blocks (`st_blocks`), so
 //! a sparse file counts for what it really holds, as `du` shows.
 
-use std::os::fd::{AsFd, OwnedFd};
-
+use super::walk::{Next, walk};
 use cap_std::fs::Dir;
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+
+/// What an episode's tree holds, as the disk watch measures it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeUsage {
+    /// Bytes allocated below the root.
+    pub bytes: u64,
+    /// The deepest entry's depth (1 for the root's children).
+    pub deepest: usize,
+}
+
+/// Bytes allocated below `dir` and how deep its entries go. The walk stops once it has seen more
+/// than `stop_above` bytes, and does not enter directories deeper than `max_depth` (so the
+/// answer says "deeper than `max_depth`" without walking what lies below).
+pub fn tree_usage(dir: &Dir, stop_above: u64, max_depth: usize) -> TreeUsage {
+    let mut usage = TreeUsage {
+        bytes: 0,
+        deepest: 0,
+    };
+    let _ = walk(dir, max_depth, |e| {
+        usage.bytes = usage
+            .bytes
+            .saturating_add(u64::try_from(e.stat.st_blocks).unwrap_or(0) * 512);
+        usage.deepest = usage.deepest.max(e.depth);
+        if usage.bytes > stop_above {
+            Next::Stop
+        } else {
+            Next::Continue
+        }
+    });
+    usage
+}
 
 /// Bytes allocated below `dir`, or any number above `stop_above` once the walk has seen that
 /// much (no need to count further).
 pub fn tree_bytes(dir: &Dir, stop_above: u64) -> u64 {
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let open = |parent: &dyn AsFd, name: &str| -> Option<OwnedFd> {
-        rustix::fs::openat(parent, name, flags | OFlags::NOATIME, Mode::empty())
-            .or_else(|_| rustix::fs::openat(parent, name, flags, Mode::empty()))
-            .ok()
-    };
-    let Some(root) = open(dir, ".") else {
-        return 0;
-    };
-    let mut total = 0u64;
-    let mut stack = vec![root];
-    while let Some(fd) = stack.pop() {
-        let Ok(copy) = rustix::io::dup(&fd) else {
-            continue;
-        };
-        let Ok(mut listing) = rustix::fs::Dir::new(copy) else {
-            continue;
-        };
-        while let Some(Ok(item)) = listing.read() {
-            let name = item.file_name();
-            if matches!(name.to_bytes(), b"." | b"..") {
-                continue;
-            }
-            let Ok(st) = rustix::fs::statat(&fd, name, AtFlags::SYMLINK_NOFOLLOW) else {
-                continue;
-            };
-            total = total.saturating_add(u64::try_from(st.st_blocks).unwrap_or(0) * 512);
-            if total > stop_above {
-                return total;
-            }
-            if FileType::from_raw_mode(st.st_mode) == FileType::Directory
-                && let Ok(name) = name.to_str()
-                && let Some(sub) = open(&fd, name)
-            {
-                stack.push(sub);
-            }
-        }
-    }
-    total
+    tree_usage(dir, stop_above, usize::MAX).bytes
 }
 
 #[cfg(test)]
@@ -71,5 +62,6 @@ mod tests {
         let n = tree_bytes(&dir, u64::MAX);
         assert!((100_000..1 << 20).contains(&n), "{n}");
         assert!(tree_bytes(&dir, 1000) > 1000);
+        assert_eq!(tree_usage(&dir, u64::MAX, 64).deepest, 2);
     }
 }

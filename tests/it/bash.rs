@@ -366,3 +366,19 @@ fn an_actions_processes_share_one_memory_budget() {
     assert_eq!(ep.output().matches("ok").count(), 1, "{}", ep.output());
     ep.step(&format!("{hog}; {hog}")).observes("ok\nok\n");
 }
+
+/// Directories nest at most `max_dir_depth` levels: a `mkdir; cd` loop is stopped there, and
+/// the tree stays walkable with a handful of descriptors.
+#[test]
+fn deep_directory_loops_are_stopped_at_the_nesting_limit() {
+    let mut ep = TestEpisode::fixture(0);
+    ep.step("cd /tmp; for i in $(seq 1 5000); do mkdir d && cd d || break; done")
+        .observes_containing("directories nested deeper than 128 levels");
+    // One `mkdir -p` may finish between two checks; whatever depth it reached, the episode
+    // and the next one go on.
+    ep.step("mkdir -p /tmp/p/$(printf 'x/%.0s' $(seq 1 1500))");
+    ep.step("rm -rf /tmp/d /tmp/p && mkdir -p /tmp/$(printf 'y/%.0s' $(seq 1 100)) && echo ok")
+        .observes("ok\n");
+    ep.env.reset(0).unwrap();
+    ep.step("ls /tmp | wc -l").observes("0\n");
+}

@@ -11,6 +11,7 @@ mod guard;
 mod harness;
 #[cfg(feature = "http")]
 mod harness_run;
+mod hostile;
 #[cfg(feature = "http")]
 mod openai_client;
 mod python;
