@@ -340,6 +340,31 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         },
     )?;
 
+    linker.func_wrap(M, "fstat", |mut caller: C<'_>, h: u32, out: u32| -> i32 {
+        let r = (|| {
+            let file = caller.data().handles.get(h).ok_or(errno::BADF)?;
+            let meta = file.metadata().map_err(|e| wasi_errno(&e))?;
+            use std::os::unix::fs::MetadataExt as _;
+            let ns = |s: i64, n: i64| (s.saturating_mul(1_000_000_000).saturating_add(n)) as u64;
+            let words: [u64; 11] = [
+                u64::from(meta.mode()),
+                0,
+                0,
+                meta.nlink(),
+                meta.ino(),
+                meta.dev(),
+                meta.size(),
+                meta.blocks(),
+                ns(meta.atime(), meta.atime_nsec()),
+                ns(meta.mtime(), meta.mtime_nsec()),
+                ns(meta.ctime(), meta.ctime_nsec()),
+            ];
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            write_bytes(&mut caller, out, &bytes)
+        })();
+        code(r)
+    })?;
+
     linker.func_wrap(
         M,
         "chmod",

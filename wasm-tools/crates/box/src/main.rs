@@ -3,6 +3,7 @@
 //! applet name as argv[0] (busybox style); the working directory arrives in `$PWD` because
 //! WASI has no cwd of its own.
 
+mod cat;
 mod sleep;
 mod tac;
 mod uutils_table;
@@ -11,7 +12,11 @@ use std::ffi::OsString;
 use std::io::Write;
 
 /// Applets implemented in this crate (tiny ones that need host calls).
-const LOCAL: &[(&str, applets::AppletMain)] = &[("sleep", sleep::main), ("tac", tac::main)];
+const LOCAL: &[(&str, applets::AppletMain)] = &[
+    ("cat", cat::main),
+    ("sleep", sleep::main),
+    ("tac", tac::main),
+];
 
 /// The shell answers to these names.
 const SHELL_NAMES: &[&str] = &["sh", "bash", "dash", "intercode-box"];

@@ -19,6 +19,7 @@ mod raw {
         pub fn dup(h: u32, out: *mut u32) -> i32;
         pub fn open(path: *const u8, len: usize, flags: u32, out: *mut u32) -> i32;
         pub fn stat(path: *const u8, len: usize, follow: u32, out: *mut u64) -> i32;
+        pub fn fstat(h: u32, out: *mut u64) -> i32;
         pub fn chmod(path: *const u8, len: usize, mode: u32) -> i32;
         pub fn sleep(ms: u64) -> i32;
         pub fn readlink(
@@ -126,6 +127,14 @@ pub fn stat(path: &str, follow: bool) -> io::Result<Stat> {
     let mut words = [0u64; Stat::WORDS];
     // SAFETY: `words` has room for the host's fixed-size record.
     check(unsafe { raw::stat(path.as_ptr(), path.len(), follow as u32, words.as_mut_ptr()) })?;
+    Ok(Stat::from_words(&words))
+}
+
+#[allow(unsafe_code)]
+pub fn fstat(h: Handle) -> io::Result<Stat> {
+    let mut words = [0u64; Stat::WORDS];
+    // SAFETY: `words` has room for the host's fixed-size record.
+    check(unsafe { raw::fstat(h, words.as_mut_ptr()) })?;
     Ok(Stat::from_words(&words))
 }
 

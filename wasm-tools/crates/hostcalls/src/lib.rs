@@ -307,6 +307,11 @@ pub fn stat(path: &str, follow: bool) -> io::Result<Stat> {
     imp::stat(path, follow)
 }
 
+/// POSIX metadata of what a handle refers to (a file, a pipe); handles 0–2 are stdio.
+pub fn fstat(h: Handle) -> io::Result<Stat> {
+    imp::fstat(h)
+}
+
 /// Sets the permission bits of a sandbox path.
 pub fn chmod(path: &str, mode: u32) -> io::Result<()> {
     imp::chmod(path, mode)

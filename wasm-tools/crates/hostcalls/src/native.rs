@@ -102,6 +102,10 @@ pub fn stat(path: &str, follow: bool) -> io::Result<Stat> {
     })
 }
 
+pub fn fstat(_h: Handle) -> io::Result<Stat> {
+    Err(unsupported())
+}
+
 pub fn chmod(path: &str, mode: u32) -> io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
