@@ -30,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod conformance;
 pub mod data;
 pub mod env;
 pub mod error;

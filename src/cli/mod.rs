@@ -3,6 +3,7 @@
 
 mod agent;
 mod chat;
+mod conformance;
 mod download;
 mod human;
 mod progress;
@@ -50,6 +51,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Write a run's trajectories in upstream's log format or as ATIF.
     Export(ExportArgs),
+    /// Run each command of corpus files in the sandbox and in native GNU bash (bubblewrap,
+    /// the tree bound at `/`), on fresh copies of the same tree, and compare output, exit
+    /// status and the resulting files.
+    Conformance(ConformanceArgs),
     /// Serve episodes as MCP tools: over stdio (for a client that launches this command), or
     /// Streamable HTTP at http://ADDR/mcp with --http.
     #[cfg(feature = "server")]
@@ -111,6 +116,23 @@ pub struct ServerArgs {
     /// Refuse new episodes while the server's resident memory is above this many MiB.
     #[arg(long, value_name = "MIB")]
     pub max_memory_mb: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConformanceArgs {
+    /// Only `bash` is compared (SQL and Python have their own differential tests).
+    pub env: EnvKind,
+    /// Corpus files: one command per line, `#` comments.
+    #[arg(required = true)]
+    pub corpus: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source: TaskSource,
+    /// Write every command's comparison as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Print every disagreement (command, both outputs and statuses).
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -392,6 +414,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => runs::merge(args),
         Command::Report(args) => runs::report(args),
         Command::Export(args) => runs::export(args),
+        Command::Conformance(args) => conformance::conformance(args),
         #[cfg(feature = "server")]
         Command::Mcp(args) => server::mcp(args),
         #[cfg(feature = "server")]

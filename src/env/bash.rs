@@ -105,8 +105,9 @@ fn disk_watch(root: cap_std::fs::Dir, limit: u64, max_depth: usize) -> Watch {
     }))
 }
 
-/// Upstream's environment (`docker exec` as root in Ubuntu, no TTY).
-fn base_env() -> Vec<(String, String)> {
+/// Upstream's environment (`docker exec` as root in Ubuntu, no TTY): what every action's shell
+/// starts with (and what the conformance command gives native bash).
+pub fn base_env() -> Vec<(String, String)> {
     [
         ("HOME", "/root"),
         ("USER", "root"),

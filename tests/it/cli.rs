@@ -144,3 +144,38 @@ fn replaying_a_run_gives_its_rewards_back() {
         assert_eq!(y.actions[0].reward, Some(1.0), "task {}", y.task_index);
     }
 }
+
+/// `intercode conformance bash FILE`: the table, and every comparison in the JSON file.
+#[test]
+fn conformance_prints_a_table_and_writes_json() {
+    if intercode::conformance::Native::default().check().is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "bubblewrap missing in CI"
+        );
+        eprintln!("note: no bubblewrap; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("mine.txt");
+    // The same answer both sides; then a disagreement we know of (a placeholder /usr).
+    std::fs::write(
+        &corpus,
+        "# comment\necho hi; ls /project\nls /usr/bin | wc -l\n",
+    )
+    .unwrap();
+    let json = dir.path().join("out.json");
+    let (out, err, code) = run(&[
+        "conformance",
+        "bash",
+        corpus.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("| mine.txt | 2 | 1 (50.0%) |"), "{out}");
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert_eq!(rows[0]["rows"][0]["agree"], true);
+    assert_eq!(rows[0]["rows"][1]["causes"], serde_json::json!(["output"]));
+}

@@ -2,8 +2,8 @@
 
 mod bash;
 mod cli;
+mod conformance;
 mod crash;
-mod differential;
 mod download;
 mod fs_build;
 mod fuzz;

@@ -175,6 +175,11 @@ impl Shell {
             };
             statuses.push(s);
         }
+        // Stages are expanded here, in the parent: their `<( )` files and `>( )` readers are
+        // this shell's to finish once every stage has ended.
+        if !self.pending_cleanup.is_empty() || !self.pending_writers.is_empty() {
+            self.finish_process_substitutions();
+        }
         let status = if self.options.pipefail {
             statuses
                 .iter()

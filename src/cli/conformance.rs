@@ -1,0 +1,81 @@
+//! `intercode conformance bash CORPUS…`: the sandbox against native GNU bash.
+
+use super::ConformanceArgs;
+use super::EnvKind;
+use anyhow::{Context, bail};
+use intercode::conformance::{self, Native};
+use std::process::ExitCode;
+
+pub fn conformance(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
+    if args.env != EnvKind::Bash {
+        bail!(
+            "conformance compares the bash env with GNU bash; SQL and Python have differential tests"
+        );
+    }
+    let spec = args.source.spec(EnvKind::Bash)?;
+    let mut env = spec.build_bash()?;
+    let native = Native {
+        timeout: std::time::Duration::from_secs(args.source.timeout),
+        ..Native::default()
+    };
+    let mut reports = Vec::new();
+    for path in &args.corpus {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the corpus {}", path.display()))?;
+        let commands = conformance::parse_corpus(&text);
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let report = conformance::run(&mut env, &name, &commands, &native)?;
+        if args.verbose {
+            for row in report.rows.iter().filter(|r| !r.agree) {
+                println!("DIFF {:?} {}", row.causes, row.command);
+                println!(
+                    "  ours   ({:?}): {:?}",
+                    row.ours_status,
+                    row.ours_output.chars().take(400).collect::<String>()
+                );
+                println!(
+                    "  native ({:?}): {:?}",
+                    row.native_status,
+                    row.native_output.chars().take(400).collect::<String>()
+                );
+                if !row.files_differing.is_empty() {
+                    println!("  files: {}", row.files_differing.join(" "));
+                }
+            }
+        }
+        reports.push(report);
+    }
+    for (i, report) in reports.iter().enumerate() {
+        let table = report.table();
+        // One header for all corpora.
+        let text = if i == 0 {
+            table
+        } else {
+            table.lines().skip(2).map(|l| format!("{l}\n")).collect()
+        };
+        print!("{text}");
+    }
+    let unordered: Vec<&str> = reports
+        .iter()
+        .flat_map(|r| {
+            r.rows
+                .iter()
+                .filter(|row| row.unordered)
+                .map(|row| row.command.as_str())
+        })
+        .collect();
+    if !unordered.is_empty() {
+        println!("compared as sets of lines (GNU's order depends on the filesystem):");
+        for c in unordered {
+            println!("  {c}");
+        }
+    }
+    if let Some(out) = &args.json {
+        let json = serde_json::to_string_pretty(&reports)?;
+        std::fs::write(out, json).with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,464 @@
+//! Differential conformance of the bash env against native GNU bash: each command runs in the
+//! sandbox and natively on identical fresh copies of the same tree, with the same environment,
+//! and the two are compared on output (stdout and stderr interleaved as written), exit status
+//! and the resulting tree (paths, kinds, contents, modes, symlink targets).
+//!
+//! The native side runs in a private mount namespace (bubblewrap): the episode's top-level
+//! directories are bound at `/` (so `/testbed`, `/system`, `/etc/passwd` are the task's), the
+//! host's `/usr` is bound read-only for the tools, and nothing of the host's `/tmp`, `/root` or
+//! `/home` is visible; no network.
+//!
+//! Where GNU's own order depends on the filesystem (readdir order: `find` without `sort`, `ls
+//! -U`), outputs are compared as sets of lines. Whether a command is such a case is measured,
+//! not guessed: the native side runs on two copies of the tree created in opposite orders, and
+//! a difference between those two runs marks the command "unordered" in the report.
+
+use crate::env::Env;
+use crate::env::bash::BashEnv;
+use crate::fs::{EpisodeDir, Snapshot};
+use crate::{Error, Result};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bytes of native output kept (as the sandbox keeps 1 MiB).
+const OUTPUT_CAP: u64 = 1 << 20;
+/// Host paths bound over the task's `/etc` (mount points bwrap creates in the native tree; they
+/// are left out of the comparison).
+const HOST_ETC: &[&str] = &["/etc/alternatives"];
+/// Top-level names the native side takes from the host, never from the episode.
+const HOST_DIRS: &[&str] = &[
+    "usr", "bin", "sbin", "lib", "lib32", "lib64", "proc", "dev", "sys",
+];
+
+/// The commands of a corpus file: one per line, `#` comments and blank lines skipped.
+pub fn parse_corpus(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Why a command disagrees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    Output,
+    ExitStatus,
+    Files,
+    /// One side ran into the time limit and the other did not.
+    Timeout,
+}
+
+/// One command's comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub command: String,
+    pub agree: bool,
+    /// GNU's own output order depended on the filesystem; lines were compared as a set.
+    pub unordered: bool,
+    pub causes: Vec<Cause>,
+    pub ours_output: String,
+    pub ours_status: Option<i32>,
+    pub native_output: String,
+    pub native_status: Option<i32>,
+    /// Paths whose kind, contents, mode or target differ (at most 20).
+    pub files_differing: Vec<String>,
+}
+
+/// A corpus's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub corpus: String,
+    pub commands: usize,
+    pub agree: usize,
+    pub unordered: usize,
+    pub disagree_by_cause: BTreeMap<String, usize>,
+    pub rows: Vec<Row>,
+}
+
+impl Report {
+    pub fn agreement(&self) -> f64 {
+        if self.commands == 0 {
+            return 0.0;
+        }
+        100.0 * self.agree as f64 / self.commands as f64
+    }
+
+    /// The summary table (Markdown).
+    pub fn table(&self) -> String {
+        let mut s = String::from(
+            "| corpus | commands | agree | of which unordered | output | exit status | files | timeout |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        );
+        let n = |k: &str| self.disagree_by_cause.get(k).copied().unwrap_or(0);
+        s.push_str(&format!(
+            "| {} | {} | {} ({:.1}%) | {} | {} | {} | {} | {} |\n",
+            self.corpus,
+            self.commands,
+            self.agree,
+            self.agreement(),
+            self.unordered,
+            n("output"),
+            n("exit_status"),
+            n("files"),
+            n("timeout"),
+        ));
+        s
+    }
+}
+
+/// How the native side is run.
+#[derive(Debug, Clone)]
+pub struct Native {
+    /// The bubblewrap program.
+    pub bwrap: String,
+    pub timeout: Duration,
+}
+
+impl Default for Native {
+    fn default() -> Self {
+        Native {
+            bwrap: "bwrap".into(),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What native bash did.
+#[derive(Debug, Clone)]
+struct NativeRun {
+    output: String,
+    status: Option<i32>,
+}
+
+impl Native {
+    /// Checks that bubblewrap runs here (it needs unprivileged user namespaces).
+    pub fn check(&self) -> Result<()> {
+        let out = Command::new(&self.bwrap)
+            .args(["--ro-bind", "/", "/", "--unshare-all", "true"])
+            .output()
+            .map_err(|e| {
+                Error::Other(format!(
+                    "cannot run {}: {e} (install bubblewrap)",
+                    self.bwrap
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(Error::Other(format!(
+                "{} does not work here: {}",
+                self.bwrap,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Runs `/bin/bash -c command` with `root`'s top-level entries at `/`.
+    fn run(&self, root: &Path, command: &str, env: &[(String, String)]) -> Result<NativeRun> {
+        let mut args: Vec<String> = vec![
+            "--unshare-all".into(),
+            "--die-with-parent".into(),
+            "--new-session".into(),
+            "--proc".into(),
+            "/proc".into(),
+            "--dev".into(),
+            "/dev".into(),
+            "--ro-bind".into(),
+            "/usr".into(),
+            "/usr".into(),
+        ];
+        for link in ["bin", "sbin", "lib", "lib32", "lib64"] {
+            let host = Path::new("/").join(link);
+            match std::fs::read_link(&host) {
+                Ok(target) => {
+                    args.extend([
+                        "--symlink".into(),
+                        target.display().to_string(),
+                        host.display().to_string(),
+                    ]);
+                }
+                Err(_) if host.is_dir() => {
+                    args.extend([
+                        "--ro-bind".into(),
+                        host.display().to_string(),
+                        host.display().to_string(),
+                    ]);
+                }
+                Err(_) => {}
+            }
+        }
+        let mut entries: Vec<_> = std::fs::read_dir(root)
+            .map_err(|e| Error::io(root, e))?
+            .flatten()
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if HOST_DIRS.contains(&name.as_str()) {
+                continue;
+            }
+            let meta =
+                std::fs::symlink_metadata(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            if meta.file_type().is_symlink() {
+                let target =
+                    std::fs::read_link(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+                args.extend([
+                    "--symlink".into(),
+                    target.display().to_string(),
+                    format!("/{name}"),
+                ]);
+            } else {
+                args.extend([
+                    "--bind".into(),
+                    entry.path().display().to_string(),
+                    format!("/{name}"),
+                ]);
+            }
+        }
+        // The tools' own configuration under the task's /etc: Debian reaches `awk` (mawk) and
+        // friends through /etc/alternatives.
+        for host_etc in HOST_ETC {
+            if Path::new(host_etc).exists() {
+                args.extend(["--ro-bind".into(), (*host_etc).into(), (*host_etc).into()]);
+            }
+        }
+        args.extend(["--chdir".into(), "/".into(), "--clearenv".into()]);
+        for (k, v) in env {
+            args.extend(["--setenv".into(), k.clone(), v.clone()]);
+        }
+        args.extend(["/bin/bash".into(), "-c".into(), command.into()]);
+
+        // stdout and stderr share one pipe, as in the sandbox: the output interleaves as written.
+        let (reader, writer) = std::io::pipe().map_err(Error::PlainIo)?;
+        let mut child = Command::new(&self.bwrap)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(writer.try_clone().map_err(Error::PlainIo)?)
+            .stderr(writer)
+            .spawn()
+            .map_err(|e| Error::Other(format!("cannot start {}: {e}", self.bwrap)))?;
+        let drain = std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut reader = reader;
+            let _ = (&mut reader).take(OUTPUT_CAP).read_to_end(&mut kept);
+            // Whatever is beyond the cap is read and dropped so the writer never blocks.
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+            kept
+        });
+        let deadline = Instant::now() + self.timeout;
+        let status = loop {
+            match child.try_wait().map_err(Error::PlainIo)? {
+                Some(status) => break status.code(),
+                None if Instant::now() >= deadline => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+                None => std::thread::sleep(Duration::from_millis(2)),
+            }
+        };
+        let output = drain.join().unwrap_or_default();
+        let output = if status.is_none() {
+            "Command timed out".to_string()
+        } else {
+            String::from_utf8_lossy(&output).into_owned()
+        };
+        Ok(NativeRun { output, status })
+    }
+}
+
+/// `bash: line 3: ` and `/bin/bash: line 3: ` are the same message; so are program names
+/// given with or without their directory at the start of a line.
+fn normalize(output: &str) -> String {
+    output
+        .lines()
+        .map(|l| {
+            let l = l
+                .strip_prefix("/bin/bash: ")
+                .map_or(l.to_string(), |r| format!("bash: {r}"));
+            l.strip_prefix("/usr/bin/")
+                .map_or(l.clone(), str::to_string)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn sorted_lines(s: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = s.lines().collect();
+    v.sort_unstable();
+    v
+}
+
+/// Path → what is compared of it, for everything outside the host-provided directories.
+fn tree_of(dir: &cap_std::fs::Dir) -> Result<BTreeMap<String, String>> {
+    let snap = Snapshot::capture(dir)?;
+    Ok(snap
+        .iter()
+        .filter(|(p, _)| {
+            let top = p.split('/').next().unwrap_or_default();
+            !HOST_DIRS.contains(&top)
+                && !HOST_ETC
+                    .iter()
+                    .any(|h| *p == &h[1..] || p.starts_with(&format!("{}/", &h[1..])))
+        })
+        .map(|(p, e)| {
+            let md5 = e.md5.map(|d| format!("{d:02x?}")).unwrap_or_default();
+            let target = e.target.clone().unwrap_or_default();
+            (
+                p.to_string(),
+                format!("{:?} {md5} {:o} {target}", e.kind, e.mode),
+            )
+        })
+        .collect())
+}
+
+fn differing(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
+    let mut out: Vec<String> = a
+        .iter()
+        .filter(|(k, v)| b.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .chain(b.keys().filter(|k| !a.contains_key(*k)).cloned())
+        .collect();
+    out.sort();
+    out.dedup();
+    out.truncate(20);
+    out
+}
+
+/// A copy of `from` made by `cp -a` (entries created in `from`'s readdir order) under `parent`,
+/// ideally another filesystem (tmpfs lists newest first, ext4 by name hash).
+fn reversed_copy(from: &Path, parent: &Path) -> Result<tempfile::TempDir> {
+    let to = tempfile::Builder::new()
+        .prefix("intercode-conformance-")
+        .tempdir_in(parent)
+        .map_err(|e| Error::io(parent, e))?;
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", from.display()))
+        .arg(to.path())
+        .status()
+        .map_err(Error::PlainIo)?;
+    if !status.success() {
+        return Err(Error::Other(format!("cp -a {} failed", from.display())));
+    }
+    Ok(to)
+}
+
+/// Runs `commands` on task 0 of `env`'s tree in the sandbox and natively.
+pub fn run(
+    env: &mut BashEnv,
+    corpus: &str,
+    commands: &[String],
+    native: &Native,
+) -> Result<Report> {
+    native.check()?;
+    let image = env.image().clone();
+    let scratch = std::env::temp_dir();
+    let shm = Path::new("/dev/shm");
+    let other_filesystem = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        scratch.clone()
+    };
+    let base_env = crate::env::bash::base_env();
+    let mut rows = Vec::with_capacity(commands.len());
+    for command in commands {
+        env.reset(0)?;
+        let step = env.step(command)?;
+        let ours_tree = tree_of(
+            env.episode_tree()
+                .ok_or_else(|| Error::Other("no episode".into()))?,
+        )?;
+        let ours_output = normalize(&step.observation);
+
+        // On disk, like upstream's container: tmpfs reports directories differently to `du`.
+        let first = EpisodeDir::new_in(&scratch, &image)?;
+        let second = reversed_copy(first.path(), &other_filesystem)?;
+        let a = native.run(first.path(), command, &base_env)?;
+        let b = native.run(second.path(), command, &base_env)?;
+        let native_tree = tree_of(first.dir())?;
+        let native_output = normalize(&a.output);
+        // Only an order effect counts: the second copy lives on another filesystem (tmpfs),
+        // where sizes such as `du`'s may differ too.
+        let second_output = normalize(&b.output);
+        let unordered = second_output != native_output
+            && sorted_lines(&second_output) == sorted_lines(&native_output);
+
+        let mut causes = Vec::new();
+        let timed_out =
+            |o: &Option<i32>, text: &str| o.is_none() && text.trim() == "Command timed out";
+        if timed_out(&step.exit_status, &step.observation) != timed_out(&a.status, &a.output) {
+            causes.push(Cause::Timeout);
+        }
+        let same_output = if unordered {
+            sorted_lines(&ours_output) == sorted_lines(&native_output)
+        } else {
+            ours_output == native_output
+        };
+        if !same_output {
+            causes.push(Cause::Output);
+        }
+        if step.exit_status != a.status {
+            causes.push(Cause::ExitStatus);
+        }
+        let files_differing = differing(&ours_tree, &native_tree);
+        if !files_differing.is_empty() {
+            causes.push(Cause::Files);
+        }
+        rows.push(Row {
+            command: command.clone(),
+            agree: causes.is_empty(),
+            unordered,
+            causes,
+            ours_output,
+            ours_status: step.exit_status,
+            native_output,
+            native_status: a.status,
+            files_differing,
+        });
+    }
+    let mut disagree_by_cause = BTreeMap::new();
+    for row in &rows {
+        for cause in &row.causes {
+            let key = serde_json::to_value(cause)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            *disagree_by_cause.entry(key).or_insert(0) += 1;
+        }
+    }
+    Ok(Report {
+        corpus: corpus.to_string(),
+        commands: rows.len(),
+        agree: rows.iter().filter(|r| r.agree).count(),
+        unordered: rows.iter().filter(|r| r.unordered).count(),
+        disagree_by_cause,
+        rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_name_prefixes_are_the_same_message() {
+        assert_eq!(
+            normalize("/bin/bash: line 1: x: command not found\nok"),
+            "bash: line 1: x: command not found\nok"
+        );
+    }
+
+    #[test]
+    fn corpus_lines_skip_comments_and_blanks() {
+        assert_eq!(
+            parse_corpus("# c\n\necho a\n  # d\nls -l  \n"),
+            vec!["echo a", "ls -l"]
+        );
+    }
+}
