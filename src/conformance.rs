@@ -10,8 +10,9 @@
 //!
 //! Where GNU's own order depends on the filesystem (readdir order: `find` without `sort`, `ls
 //! -U`), outputs are compared as sets of lines. Whether a command is such a case is measured,
-//! not guessed: the native side runs on two copies of the tree created in opposite orders, and
-//! a difference between those two runs marks the command "unordered" in the report.
+//! not guessed: the native side also runs on two copies of the tree on tmpfs (which lists
+//! entries in insertion order) written in opposite orders, and a difference in order only
+//! between those two runs marks the command "unordered" in the report.
 
 use crate::env::Env;
 use crate::env::bash::BashEnv;
@@ -330,23 +331,34 @@ fn differing(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<
     out
 }
 
-/// A copy of `from` made by `cp -a` (entries created in `from`'s readdir order) under `parent`,
-/// ideally another filesystem (tmpfs lists newest first, ext4 by name hash).
-fn reversed_copy(from: &Path, parent: &Path) -> Result<tempfile::TempDir> {
-    let to = tempfile::Builder::new()
-        .prefix("intercode-conformance-")
-        .tempdir_in(parent)
-        .map_err(|e| Error::io(parent, e))?;
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(format!("{}/.", from.display()))
-        .arg(to.path())
-        .status()
-        .map_err(Error::PlainIo)?;
-    if !status.success() {
-        return Err(Error::Other(format!("cp -a {} failed", from.display())));
+/// Re-inserts every entry of every directory below `dir` in reverse name order, so that a
+/// filesystem that lists entries in insertion order (tmpfs) lists them the other way round
+/// from a copy written in name order. Directory times are put back.
+fn reverse_insertion_order(dir: &Path) -> Result<()> {
+    let meta = std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+    for name in names.iter().rev() {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            reverse_insertion_order(&path)?;
+        }
+        let mut temp = std::ffi::OsString::from(".intercode-reorder-");
+        temp.push(name);
+        let temp = dir.join(temp);
+        std::fs::rename(&path, &temp).map_err(|e| Error::io(&path, e))?;
+        std::fs::rename(&temp, &path).map_err(|e| Error::io(&path, e))?;
     }
-    Ok(to)
+    let times = std::fs::FileTimes::new()
+        .set_accessed(meta.accessed().map_err(|e| Error::io(dir, e))?)
+        .set_modified(meta.modified().map_err(|e| Error::io(dir, e))?);
+    std::fs::File::open(dir)
+        .and_then(|f| f.set_times(times))
+        .map_err(|e| Error::io(dir, e))
 }
 
 /// Runs `commands` on task 0 of `env`'s tree in the sandbox and natively.
@@ -359,8 +371,9 @@ pub fn run(
     native.check()?;
     let image = env.image().clone();
     let scratch = std::env::temp_dir();
+    // tmpfs lists a directory in insertion order.
     let shm = Path::new("/dev/shm");
-    let other_filesystem = if shm.is_dir() {
+    let listing_order_fs = if shm.is_dir() {
         shm.to_path_buf()
     } else {
         scratch.clone()
@@ -378,16 +391,19 @@ pub fn run(
 
         // On disk, like upstream's container: tmpfs reports directories differently to `du`.
         let first = EpisodeDir::new_in(&scratch, &image)?;
-        let second = reversed_copy(first.path(), &other_filesystem)?;
         let a = native.run(first.path(), command, &base_env)?;
-        let b = native.run(second.path(), command, &base_env)?;
         let native_tree = tree_of(first.dir())?;
         let native_output = normalize(&a.output);
-        // Only an order effect counts: the second copy lives on another filesystem (tmpfs),
-        // where sizes such as `du`'s may differ too.
-        let second_output = normalize(&b.output);
-        let unordered = second_output != native_output
-            && sorted_lines(&second_output) == sorted_lines(&native_output);
+        // Does GNU's order depend on the directories' listing order? Two more copies, on a
+        // filesystem that lists in insertion order, written in opposite orders, tell.
+        let unordered = {
+            let forward = EpisodeDir::new_in(&listing_order_fs, &image)?;
+            let backward = EpisodeDir::new_in(&listing_order_fs, &image)?;
+            reverse_insertion_order(backward.path())?;
+            let f = normalize(&native.run(forward.path(), command, &base_env)?.output);
+            let b = normalize(&native.run(backward.path(), command, &base_env)?.output);
+            f != b && sorted_lines(&f) == sorted_lines(&b)
+        };
 
         let mut causes = Vec::new();
         let timed_out =
