@@ -19,14 +19,16 @@ mod expand;
 mod glob;
 mod printf;
 mod state;
+mod subscript;
 
 use state::{Flow, Shell};
 use std::ffi::OsString;
 
 /// Parses a whole script; the error text is shaped like bash's.
 pub fn parse(text: &str) -> Result<brush_parser::ast::Program, String> {
+    let protected = subscript::protect(text);
     let mut parser = brush_parser::Parser::new(
-        std::io::BufReader::new(text.as_bytes()),
+        std::io::BufReader::new(protected.as_bytes()),
         &expand::parser_options(),
     );
     parser.parse_program().map_err(|e| match e {
