@@ -30,6 +30,23 @@ const OUTPUT_CAP: u64 = 1 << 20;
 /// Host paths bound over the task's `/etc` (mount points bwrap creates in the native tree; they
 /// are left out of the comparison).
 const HOST_ETC: &[&str] = &["/etc/alternatives"];
+/// Docker's default capability set: what upstream's commands ran with.
+const DOCKER_CAPABILITIES: &[&str] = &[
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FSETID",
+    "FOWNER",
+    "MKNOD",
+    "NET_RAW",
+    "SETGID",
+    "SETUID",
+    "SETFCAP",
+    "SETPCAP",
+    "NET_BIND_SERVICE",
+    "SYS_CHROOT",
+    "KILL",
+    "AUDIT_WRITE",
+];
 /// Top-level names the native side takes from the host, never from the episode.
 const HOST_DIRS: &[&str] = &[
     "usr", "bin", "sbin", "lib", "lib32", "lib64", "proc", "dev", "sys",
@@ -161,8 +178,34 @@ impl Native {
 
     /// Runs `/bin/bash -c command` with `root`'s top-level entries at `/`.
     fn run(&self, root: &Path, command: &str, env: &[(String, String)]) -> Result<NativeRun> {
-        let mut args: Vec<String> = vec![
-            "--unshare-all".into(),
+        let as_root = rustix::process::geteuid().is_root();
+        let mut args: Vec<String> = if as_root {
+            // Without a user namespace, so that root's capabilities reach files owned by other
+            // users, as in upstream's container; and only the capabilities Docker grants a
+            // container by default (no CAP_SYS_ADMIN, CAP_SYS_TIME, CAP_SYS_BOOT…), so a command
+            // cannot remount, reset the host's clock or reboot it.
+            let mut a: Vec<String> = [
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+            ]
+            .map(String::from)
+            .to_vec();
+            // bwrap keeps every capability of a root caller unless told otherwise.
+            a.extend(["--cap-drop".into(), "ALL".into()]);
+            for cap in DOCKER_CAPABILITIES {
+                a.extend(["--cap-add".into(), format!("CAP_{cap}")]);
+            }
+            a
+        } else {
+            vec!["--unshare-all".into()]
+        };
+        args.extend([
+            // The base system's hostname, not the host's: its facts are not what is compared.
+            "--hostname".into(),
+            crate::fs::base_system::HOSTNAME.into(),
             "--die-with-parent".into(),
             "--new-session".into(),
             "--proc".into(),
@@ -172,7 +215,7 @@ impl Native {
             "--ro-bind".into(),
             "/usr".into(),
             "/usr".into(),
-        ];
+        ]);
         for link in ["bin", "sbin", "lib", "lib32", "lib64"] {
             let host = Path::new("/").join(link);
             match std::fs::read_link(&host) {

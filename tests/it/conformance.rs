@@ -53,7 +53,7 @@ fn our_corpus_agrees_with_gnu_bash() {
     assert!(commands.len() >= 150);
     let report = conformance::run(&mut env, "corpus/bash.txt", &commands, &native).unwrap();
     print(&report);
-    // Regression floor; the figure is printed above (165/168 when last measured).
+    // Regression floor; the figure is printed above (169/172 when last measured).
     assert!(
         report.agreement() >= 97.0,
         "agreement fell to {:.1}%",
@@ -130,5 +130,39 @@ fn logged_agent_actions_agree_with_gnu_bash() {
     assert!(rate >= FLOOR, "agreement fell to {rate:.1}%");
 }
 
-/// 198/300 (66.0%) when last measured.
-const FLOOR: f64 = 60.0;
+/// 210/300 (70.0%) when last measured.
+const FLOOR: f64 = 65.0;
+
+/// The native side runs with a container's capabilities, not the machine's: a corpus line
+/// cannot reset the host's clock, remount or rename the host (it did once, while this was
+/// written, before capabilities were dropped).
+#[test]
+fn native_commands_cannot_change_the_machine() {
+    let Some(native) = native() else { return };
+    let set = intercode::data::fixtures::bash_tasks().unwrap();
+    let mut env = BashEnv::new(set, BashOptions::default()).unwrap();
+    let before = std::time::SystemTime::now();
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let commands: Vec<String> = [
+        "date -s '2020-01-01 00:00:00' >/dev/null 2>&1; echo $?",
+        "mount -o remount,rw /usr >/dev/null 2>&1; echo $?",
+        "hostname changed-by-a-test >/dev/null 2>&1; cat /proc/sys/kernel/hostname",
+    ]
+    .map(String::from)
+    .to_vec();
+    let report = conformance::run(&mut env, "hostile", &commands, &native).unwrap();
+    let after = std::time::SystemTime::now();
+    assert!(after >= before, "the host's clock went back");
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default(),
+        hostname
+    );
+    assert_ne!(
+        report.rows[0].native_output, "0",
+        "date -s succeeded natively"
+    );
+    assert_ne!(
+        report.rows[1].native_output, "0",
+        "remount succeeded natively"
+    );
+}

@@ -42,6 +42,9 @@ fn stat_operand(arg: &OsString) -> Option<hostcalls::Stat> {
 }
 
 pub fn main(args: Vec<OsString>) -> i32 {
+    if let Some(status) = crate::gnu_usage::check("cat", &args) {
+        return status;
+    }
     let Some(out) = hostcalls::fstat(hostcalls::STDOUT)
         .ok()
         .filter(hostcalls::Stat::is_file)

@@ -4,6 +4,7 @@
 //! WASI has no cwd of its own.
 
 mod cat;
+mod gnu_usage;
 mod sleep;
 mod tac;
 mod uutils_table;
@@ -58,6 +59,9 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         args
     };
     if let Some((_, f)) = uutils_table::UUTILS.iter().find(|(n, _)| *n == uu_name) {
+        if let Some(status) = gnu_usage::check(uu_name, &args) {
+            return status;
+        }
         return f(args.into_iter());
     }
     let _ = writeln!(std::io::stderr(), "{name}: command not found");

@@ -921,17 +921,23 @@ impl Shell {
         if self.subst_depth >= MAX_DEPTH {
             return Err(std::io::Error::other("maximum nesting level exceeded"));
         }
-        let full = format!("{}\n{script}", self.prelude());
+        // The prelude travels apart from the script so that the script's lines count from the
+        // parent's current line.
         let mut env = self.child_env(&[]);
         env.push((
             "INTERCODE_SUBSHELL_DEPTH".into(),
             (self.subst_depth + 1).to_string(),
         ));
+        env.push(("INTERCODE_PRELUDE".into(), self.prelude()));
+        env.push((
+            "INTERCODE_LINE_BASE".into(),
+            (self.line + self.line_base).saturating_sub(1).to_string(),
+        ));
         let req = SpawnRequest {
             argv: vec![
                 self.name.clone(),
                 "--intercode-subshell".into(),
-                full,
+                script.to_string(),
                 self.name.clone(),
             ],
             env,

@@ -258,7 +258,7 @@ impl Shell {
                 "PIPESTATUS" => Some(ParamValue::One(
                     self.pipestatus.first().copied().unwrap_or(0).to_string(),
                 )),
-                "LINENO" => Some(ParamValue::One(self.line.to_string())),
+                "LINENO" => Some(ParamValue::One((self.line + self.line_base).to_string())),
                 "SECONDS" => Some(ParamValue::One("0".into())),
                 "BASHPID" => Some(ParamValue::One(self.pid.to_string())),
                 _ => self.get_scalar(name).map(ParamValue::One),

@@ -105,6 +105,13 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
         shell.run_script_text(&prelude);
         shell.flow = Flow::Normal;
     }
+    if let Some(base) = std::env::var("INTERCODE_LINE_BASE")
+        .ok()
+        .and_then(|b| b.parse().ok())
+    {
+        shell.unset("INTERCODE_LINE_BASE");
+        shell.line_base = base;
+    }
 
     let mut i = 1;
     let mut script: Option<String> = None;

@@ -85,6 +85,9 @@ pub struct Shell {
     pub exit_code: Option<i32>,
     /// Source line of the command being run, for error messages.
     pub line: usize,
+    /// Lines before this shell's script in its parent's (a subshell reports the parent's
+    /// line numbers, as bash's command substitutions and subshells do).
+    pub line_base: usize,
     pub pid: u32,
     pub last_bg_pid: Option<u32>,
     pub background: Vec<u32>,
@@ -138,6 +141,7 @@ impl Shell {
             flow: Flow::Normal,
             exit_code: None,
             line: 1,
+            line_base: 0,
             pid,
             last_bg_pid: None,
             background: Vec::new(),
@@ -328,7 +332,12 @@ impl Shell {
 
     /// `bash: line 3: message` — the prefix bash uses for errors in `-c` scripts.
     pub fn error(&self, msg: &str) {
-        self.err(&format!("{}: line {}: {}\n", self.name, self.line, msg));
+        self.err(&format!(
+            "{}: line {}: {}\n",
+            self.name,
+            self.line + self.line_base,
+            msg
+        ));
     }
 
     pub fn ifs(&self) -> String {
