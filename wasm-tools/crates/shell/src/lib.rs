@@ -174,7 +174,10 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
         Some(text) => {
             if let Some(name) = args.get(i) {
                 shell.name = name.clone();
-                shell.positional = args[i + 1..].to_vec();
+                // A subshell's positional parameters come with its prelude.
+                if !is_subshell {
+                    shell.positional = args[i + 1..].to_vec();
+                }
             }
             shell.in_subshell = is_subshell;
             shell.run_script_text(&text)
