@@ -138,6 +138,9 @@ fn add_wasi(linker: &mut Linker<ProcState>) -> wasmtime::Result<()> {
     Ok(())
 }
 
+/// Bytes of a pooled memory (and table) reset in place rather than handed back to the kernel.
+const KEEP_RESIDENT: usize = 2 << 20;
+
 /// The one engine configuration; part of the cache key, so change it only on purpose.
 fn engine_config() -> Config {
     let mut config = Config::new();
@@ -151,7 +154,16 @@ fn engine_config() -> Config {
         .max_memory_size(limits::POOL_MAX_MEMORY)
         // The multicall module has a large indirect-call table and many globals.
         .table_elements(200_000)
-        .max_core_instance_size(16 << 20);
+        .max_core_instance_size(16 << 20)
+        // Every command is a fresh instance that touches a few MiB: reset that much in place
+        // (memset, only the pages actually touched where the kernel can tell) instead of an
+        // madvise and fresh page faults each time, and batch what is still decommitted.
+        // Measured (2,000-step medians, quiet machine): `true` 0.39 -> 0.21 ms, `echo hello`
+        // 0.38 -> 0.22-0.29 ms, `ls /project | wc -l` 0.91 -> 0.60 ms.
+        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .table_keep_resident(KEEP_RESIDENT)
+        .pagemap_scan(wasmtime::Enabled::Auto)
+        .decommit_batch_size(8);
     config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     config
 }
