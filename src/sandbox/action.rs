@@ -47,21 +47,7 @@ impl ActionState {
 
     /// Sleeps until `deadline`; false when the action was cancelled first.
     pub fn sleep_until(&self, deadline: Instant) -> bool {
-        let (lock, cvar) = &self.wakeup;
-        let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if self.cancelled.load(Ordering::SeqCst) {
-                return false;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return true;
-            }
-            guard = cvar
-                .wait_timeout(guard, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+        super::poll::sleep_until(&self.wakeup, &self.cancelled, deadline)
     }
 
     /// Takes `bytes` from the action's memory budget; false (nothing taken) when it would

@@ -1,7 +1,33 @@
-//! The one `poll_oneoff` of our guests that sleep (`time.sleep` in Python): wasmtime-wasi's own
+//! The one `poll_oneoff` (and the one cancellable sleep) of our guests that sleep (`time.sleep` in Python): wasmtime-wasi's own
 //! would block the thread past the process's cancellation, leaving it running after a timeout.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+
+/// Sleeps until `deadline` on `wake`, which cancellation notifies after setting `cancelled`;
+/// false when cancelled first. (The one sleep of actions and of REPL processes.)
+pub(crate) fn sleep_until(
+    wake: &(Mutex<()>, Condvar),
+    cancelled: &AtomicBool,
+    deadline: Instant,
+) -> bool {
+    let mut guard = wake.0.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if cancelled.load(Ordering::SeqCst) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return true;
+        }
+        guard = wake
+            .1
+            .wait_timeout(guard, deadline - now)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}
 use wasmtime::{AsContextMut, Caller, Memory, Trap};
 
 fn memory<T>(caller: &mut Caller<'_, T>) -> wasmtime::Result<Memory> {

@@ -151,22 +151,7 @@ impl Control {
 
     /// Sleeps until `deadline` or cancellation; false when cancelled.
     fn sleep_until(&self, deadline: Instant) -> bool {
-        let mut guard = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if self.cancelled.load(Ordering::SeqCst) {
-                return false;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return true;
-            }
-            guard = self
-                .wake
-                .1
-                .wait_timeout(guard, deadline - now)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
+        super::poll::sleep_until(&self.wake, &self.cancelled, deadline)
     }
 }
 

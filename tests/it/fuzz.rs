@@ -183,9 +183,8 @@ const SHELL_TOKENS: &[&str] = &[
     "+",
 ];
 
-#[test]
-fn fuzz_shell_parser_and_expansion() {
-    let limit = Duration::from_secs(1);
+/// An episode of fixture task 0 whose actions have `limit`.
+fn fixture_episode(limit: Duration) -> BashEnv {
     let options = BashOptions {
         limits: intercode::sandbox::Limits {
             timeout: limit,
@@ -196,6 +195,13 @@ fn fuzz_shell_parser_and_expansion() {
     let set = intercode::data::fixtures::bash_tasks().unwrap();
     let mut env = BashEnv::new(set, options).unwrap();
     env.reset(0).unwrap();
+    env
+}
+
+#[test]
+fn fuzz_shell_parser_and_expansion() {
+    let limit = Duration::from_secs(1);
+    let mut env = fixture_episode(limit);
     let mut in_episode = 0;
     fuzz("shell", |u| {
         let script = token_soup(u, SHELL_TOKENS, 40)?;
@@ -576,16 +582,7 @@ fn fuzz_mysql_dump_converter() {
 #[test]
 fn fuzz_tar_and_gzip_applets() {
     let limit = Duration::from_secs(2);
-    let options = BashOptions {
-        limits: intercode::sandbox::Limits {
-            timeout: limit,
-            ..Default::default()
-        },
-        ..BashOptions::default()
-    };
-    let set = intercode::data::fixtures::bash_tasks().unwrap();
-    let mut env = BashEnv::new(set, options).unwrap();
-    env.reset(0).unwrap();
+    let mut env = fixture_episode(limit);
     let made = env
         .step(
             "mkdir -p /tmp/s/a/b && echo one > /tmp/s/a/f && seq 1 500 > /tmp/s/a/b/g && \
