@@ -16,18 +16,23 @@ pub mod du;
 pub mod file;
 pub mod find;
 pub mod grep;
+pub mod groups;
 pub mod gzip;
+pub mod hostid;
+pub mod install;
 pub mod ln;
 pub mod ls;
 pub mod mktemp;
 pub mod more;
+pub mod owner;
 pub mod rev;
 pub mod stat;
+pub mod sync;
 pub mod sysinfo;
 pub mod tar;
+pub mod terminal;
 pub mod tree;
 pub mod xargs;
-pub mod xxd;
 
 pub type AppletMain = fn(Vec<std::ffi::OsString>) -> i32;
 
@@ -49,22 +54,28 @@ macro_rules! applets {
 
 applets! {
     "awk" => awk::main,
+    "chgrp" => owner::chgrp_main,
     "chmod" => chmod::main,
+    "chown" => owner::chown_main,
     "cmp" => cmp::main,
     "column" => column::main,
     "dd" => dd::main,
     "diff" => diff::main,
+    "dir" => ls::dir_main,
     "du" => du::main,
     "egrep" => grep::egrep_main,
     "fgrep" => grep::fgrep_main,
     "file" => file::main,
     "find" => find::main,
     "gawk" => awk::main,
+    "groups" => groups::main,
     "grep" => grep::main,
     "gunzip" => gzip::main,
     "gzip" => gzip::main,
+    "hostid" => hostid::main,
     "hostname" => sysinfo::hostname_main,
     "id" => sysinfo::id_main,
+    "install" => install::main,
     "less" => more::main,
     "ln" => ln::main,
     "ls" => ls::main,
@@ -74,11 +85,13 @@ applets! {
     "nproc" => sysinfo::nproc_main,
     "rev" => rev::main,
     "stat" => stat::main,
+    "stty" => terminal::stty_main,
+    "sync" => sync::main,
     "tar" => tar::main,
     "tree" => tree::main,
     "uname" => sysinfo::uname_main,
+    "vdir" => ls::vdir_main,
     "whoami" => sysinfo::whoami_main,
     "xargs" => xargs::main,
-    "xxd" => xxd::main,
     "zcat" => gzip::main,
 }

@@ -52,6 +52,22 @@ pub fn main(args: Vec<OsString>) -> i32 {
     run_main(args, run)
 }
 
+/// `dir`: `ls -C -b` whatever the output is (the user's own options still win).
+pub fn dir_main(args: Vec<OsString>) -> i32 {
+    main(with_defaults(args, &["-C", "-b"]))
+}
+
+/// `vdir`: `ls -l -b`.
+pub fn vdir_main(args: Vec<OsString>) -> i32 {
+    main(with_defaults(args, &["-l", "-b"]))
+}
+
+fn with_defaults(mut args: Vec<OsString>, defaults: &[&str]) -> Vec<OsString> {
+    let at = 1.min(args.len());
+    args.splice(at..at, defaults.iter().map(OsString::from));
+    args
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum K {
     All,

@@ -11,8 +11,9 @@
 //! `cp: invalid option -- 'z'`) and `Try 'cp --help' for more information.`, status 1. Agents
 //! read these messages and the reward compares output, so before a utility runs, its command
 //! line is checked against the utility's own clap definition and an unknown option is reported
-//! as GNU would. Only utilities whose `uumain` hands its arguments to clap unchanged are listed,
-//! so the check sees exactly what the utility would; everything else reaches `uumain` as before.
+//! as GNU would, with GNU's status (2 for sort, 125 for env). Utilities that read options clap
+//! does not see (`echo`, `printf`, `test`, `expr`, `seq`'s negative numbers) are not listed, and
+//! the obsolete `-NUM` forms stay with the utility that rewrites them.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::ffi::OsString;
@@ -20,50 +21,92 @@ use std::io::Write;
 
 type App = fn() -> clap::Command;
 
-const APPS: &[(&str, App)] = &[
-    ("basename", uu_basename::uu_app),
-    ("cat", uu_cat::uu_app),
-    ("cksum", uu_cksum::uu_app),
-    ("comm", uu_comm::uu_app),
-    ("cp", uu_cp::uu_app),
-    ("date", uu_date::uu_app),
-    ("dirname", uu_dirname::uu_app),
-    ("mkdir", uu_mkdir::uu_app),
-    ("mv", uu_mv::uu_app),
-    ("nl", uu_nl::uu_app),
-    ("paste", uu_paste::uu_app),
-    ("readlink", uu_readlink::uu_app),
-    ("realpath", uu_realpath::uu_app),
-    ("rm", uu_rm::uu_app),
-    ("rmdir", uu_rmdir::uu_app),
-    ("shuf", uu_shuf::uu_app),
-    ("tee", uu_tee::uu_app),
-    ("touch", uu_touch::uu_app),
-    ("tr", uu_tr::uu_app),
-    ("wc", uu_wc::uu_app),
+/// Each utility with its clap definition and the status GNU exits with on a usage error.
+const APPS: &[(&str, App, i32)] = &[
+    ("b2sum", uu_b2sum::uu_app, 1),
+    ("base32", uu_base32::uu_app, 1),
+    ("base64", uu_base64::uu_app, 1),
+    ("basename", uu_basename::uu_app, 1),
+    ("basenc", uu_basenc::uu_app, 1),
+    ("cat", uu_cat::uu_app, 1),
+    ("cksum", uu_cksum::uu_app, 1),
+    ("comm", uu_comm::uu_app, 1),
+    ("cp", uu_cp::uu_app, 1),
+    ("csplit", uu_csplit::uu_app, 1),
+    ("cut", uu_cut::uu_app, 1),
+    ("date", uu_date::uu_app, 1),
+    ("dircolors", uu_dircolors::uu_app, 1),
+    ("dirname", uu_dirname::uu_app, 1),
+    ("env", uu_env::uu_app, 125),
+    ("expand", uu_expand::uu_app, 1),
+    ("factor", uu_factor::uu_app, 1),
+    ("fmt", uu_fmt::uu_app, 1),
+    ("fold", uu_fold::uu_app, 1),
+    ("head", uu_head::uu_app, 1),
+    ("join", uu_join::uu_app, 1),
+    ("link", uu_link::uu_app, 1),
+    ("md5sum", uu_md5sum::uu_app, 1),
+    ("mkdir", uu_mkdir::uu_app, 1),
+    ("mv", uu_mv::uu_app, 1),
+    ("nl", uu_nl::uu_app, 1),
+    ("numfmt", uu_numfmt::uu_app, 1),
+    ("od", uu_od::uu_app, 1),
+    ("paste", uu_paste::uu_app, 1),
+    ("pathchk", uu_pathchk::uu_app, 1),
+    ("pr", uu_pr::uu_app, 1),
+    ("ptx", uu_ptx::uu_app, 1),
+    ("pwd", uu_pwd::uu_app, 1),
+    ("readlink", uu_readlink::uu_app, 1),
+    ("realpath", uu_realpath::uu_app, 1),
+    ("rm", uu_rm::uu_app, 1),
+    ("rmdir", uu_rmdir::uu_app, 1),
+    ("sha1sum", uu_sha1sum::uu_app, 1),
+    ("sha224sum", uu_sha224sum::uu_app, 1),
+    ("sha256sum", uu_sha256sum::uu_app, 1),
+    ("sha384sum", uu_sha384sum::uu_app, 1),
+    ("sha512sum", uu_sha512sum::uu_app, 1),
+    ("shred", uu_shred::uu_app, 1),
+    ("shuf", uu_shuf::uu_app, 1),
+    ("sort", uu_sort::uu_app, 2),
+    ("split", uu_split::uu_app, 1),
+    ("sum", uu_sum::uu_app, 1),
+    ("tail", uu_tail::uu_app, 1),
+    ("tee", uu_tee::uu_app, 1),
+    ("touch", uu_touch::uu_app, 1),
+    ("tr", uu_tr::uu_app, 1),
+    ("truncate", uu_truncate::uu_app, 1),
+    ("tsort", uu_tsort::uu_app, 1),
+    ("unexpand", uu_unexpand::uu_app, 1),
+    ("uniq", uu_uniq::uu_app, 1),
+    ("unlink", uu_unlink::uu_app, 1),
+    ("wc", uu_wc::uu_app, 1),
+    ("yes", uu_yes::uu_app, 1),
 ];
 
-/// `Some(status)` when `args` (argv[0] included) hold an option `name` does not know; the
-/// GNU message is printed then.
+/// `Some(status)` when `args` (argv[0] included) hold an option `name` does not know, or end
+/// with an option that lacks its value; GNU's message is printed then.
 pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
-    let (_, app) = APPS.iter().find(|(n, _)| *n == name)?;
+    let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
     let err = app().try_get_matches_from(args.iter()).err()?;
-    if err.kind() != ErrorKind::UnknownArgument {
-        return None;
-    }
-    let Some(ContextValue::String(bad)) = err.get(ContextKind::InvalidArg) else {
-        return None;
+    let message = match err.kind() {
+        ErrorKind::UnknownArgument => {
+            let Some(ContextValue::String(bad)) = err.get(ContextKind::InvalidArg) else {
+                return None;
+            };
+            unknown_option(name, bad, args)?
+        }
+        ErrorKind::InvalidValue => missing_value(name, &err, args)?,
+        _ => return None,
     };
-    let message = gnu_message(name, bad, args)?;
     let _ = write!(
         std::io::stderr(),
         "{message}\nTry '{name} --help' for more information.\n"
     );
-    Some(1)
+    Some(*status)
 }
 
 /// GNU's first line for the unknown option clap reported as `bad` (`--exclude`, `-z`).
-fn gnu_message(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
+fn unknown_option(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
     if let Some(long) = bad.strip_prefix("--") {
         // GNU quotes the argument as typed, `=VALUE` included.
         let typed = args
@@ -78,7 +121,40 @@ fn gnu_message(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
         return Some(format!("{name}: unrecognized option '{typed}'"));
     }
     let letter = bad.strip_prefix('-')?.chars().next()?;
+    // `-5`, `-5f`: the obsolete count forms (head, tail, uniq, fold, split, sort's `-POS`…)
+    // that each utility rewrites before clap sees them; the utility itself decides.
+    if letter.is_ascii_digit() {
+        return None;
+    }
     Some(format!("{name}: invalid option -- '{letter}'"))
+}
+
+/// GNU's line for an option typed last without its value (`cut -d`, `sort --key`). clap calls
+/// this an invalid (empty) value; anything else it calls so is left to the utility.
+fn missing_value(name: &str, err: &clap::Error, args: &[OsString]) -> Option<String> {
+    match err.get(ContextKind::InvalidValue) {
+        Some(ContextValue::String(v)) if v.is_empty() => {}
+        _ => return None,
+    }
+    let last = args.get(1..)?.last()?.to_string_lossy();
+    if let Some(long) = last.strip_prefix("--") {
+        // getopt names the option in full even when an abbreviation was typed.
+        let Some(ContextValue::String(spec)) = err.get(ContextKind::InvalidArg) else {
+            return None;
+        };
+        let full = spec
+            .split([' ', '='])
+            .find(|w| w.starts_with("--"))
+            .unwrap_or(&last);
+        let full = if full.starts_with(&format!("--{long}")) {
+            full.to_string()
+        } else {
+            format!("--{long}")
+        };
+        return Some(format!("{name}: option '{full}' requires an argument"));
+    }
+    let letter = last.strip_prefix('-')?.chars().last()?;
+    Some(format!("{name}: option requires an argument -- '{letter}'"))
 }
 
 #[cfg(test)]
@@ -92,7 +168,7 @@ mod tests {
     #[test]
     fn messages_quote_what_was_typed() {
         assert_eq!(
-            gnu_message(
+            unknown_option(
                 "cp",
                 "--exclude",
                 &args(&["cp", "--exclude=*.txt", "a", "b"])
@@ -101,7 +177,7 @@ mod tests {
             "cp: unrecognized option '--exclude=*.txt'"
         );
         assert_eq!(
-            gnu_message("rm", "-z", &args(&["rm", "-rz", "x"])).unwrap(),
+            unknown_option("rm", "-z", &args(&["rm", "-rz", "x"])).unwrap(),
             "rm: invalid option -- 'z'"
         );
     }
@@ -116,5 +192,41 @@ mod tests {
         assert_eq!(check("wc", &args(&["wc", "-l", "f"])), None);
         assert_eq!(check("cp", &args(&["cp", "-a", "--", "-x", "y"])), None);
         assert_eq!(check("ls", &args(&["ls", "--nope"])), None);
+        assert_eq!(check("sort", &args(&["sort", "--bogus"])), Some(2));
+        assert_eq!(check("env", &args(&["env", "--bogus"])), Some(125));
+    }
+
+    #[test]
+    fn obsolete_count_forms_are_left_to_the_utility() {
+        for line in [
+            &["head", "-5", "f"][..],
+            &["tail", "-5f", "f"],
+            &["tail", "+3", "f"],
+            &["uniq", "-2", "f"],
+            &["fold", "-20", "f"],
+            &["sort", "-k1,1", "-t", ",", "f"],
+        ] {
+            assert_eq!(check(line[0], &args(line)), None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn an_option_typed_last_without_its_value_is_reported() {
+        assert_eq!(check("cut", &args(&["cut", "-f1", "-d"])), Some(1));
+        assert_eq!(check("sort", &args(&["sort", "-t"])), Some(2));
+        let err = uu_cut::uu_app()
+            .try_get_matches_from(["cut", "--delimiter"])
+            .unwrap_err();
+        assert_eq!(
+            missing_value("cut", &err, &args(&["cut", "--delimiter"])).as_deref(),
+            Some("cut: option '--delimiter' requires an argument")
+        );
+        let err = uu_cut::uu_app()
+            .try_get_matches_from(["cut", "-d"])
+            .unwrap_err();
+        assert_eq!(
+            missing_value("cut", &err, &args(&["cut", "-d"])).as_deref(),
+            Some("cut: option requires an argument -- 'd'")
+        );
     }
 }

@@ -125,22 +125,6 @@ fn other_cases() -> Vec<Case> {
         // rev
         c!("rev/stdin", "rev", []).stdin(b"abc\n987654321\nno newline"),
         c!("rev/file", "rev", ["testbed/dir2/data.csv", "nope"]),
-        // xxd
-        c!("xxd/default", "xxd", ["testbed/hello.c"]),
-        c!("xxd/bin", "xxd", ["testbed/bin.dat"]),
-        c!("xxd/p", "xxd", ["-p", "testbed/hello.c"]),
-        c!("xxd/c-l", "xxd", ["-c", "8", "-l", "20", "testbed/hello.c"]),
-        c!("xxd/s", "xxd", ["-s", "5", "-l", "10", "testbed/hello.c"]),
-        c!("xxd/u-g4", "xxd", ["-u", "-g", "4", "testbed/hello.c"]),
-        c!("xxd/g0", "xxd", ["-g", "0", "-l", "8", "testbed/hello.c"]),
-        c!("xxd/b", "xxd", ["-b", "-l", "13", "testbed/hello.c"]),
-        c!("xxd/i", "xxd", ["-i", "testbed/dir2/data.csv"]),
-        c!("xxd/i-stdin", "xxd", ["-i"]).stdin(b"abc"),
-        c!("xxd/a", "xxd", ["-a", "testbed/big.bin"]),
-        c!("xxd/r-p", "xxd", ["-r", "-p"]).stdin(b"48656c6c6f0a"),
-        c!("xxd/empty", "xxd", []).stdin(b""),
-        c!("xxd/missing", "xxd", ["nope"]),
-        c!("xxd/seek-end", "xxd", ["-s", "-4", "testbed/hello.c"]),
     ]
 }
 
