@@ -21,6 +21,7 @@ pub mod ln;
 pub mod ls;
 pub mod mktemp;
 pub mod more;
+pub mod net;
 pub mod rev;
 pub mod stat;
 pub mod sysinfo;
@@ -51,18 +52,22 @@ applets! {
     "awk" => awk::main,
     "chmod" => chmod::main,
     "cmp" => cmp::main,
+    "curl" => net::curl::main,
     "column" => column::main,
     "dd" => dd::main,
     "diff" => diff::main,
+    "dig" => net::dns::dig_main,
     "du" => du::main,
     "egrep" => grep::egrep_main,
     "fgrep" => grep::fgrep_main,
     "file" => file::main,
     "find" => find::main,
     "gawk" => awk::main,
+    "getent" => net::getent::main,
     "grep" => grep::main,
     "gunzip" => gzip::main,
     "gzip" => gzip::main,
+    "host" => net::dns::host_main,
     "hostname" => sysinfo::hostname_main,
     "id" => sysinfo::id_main,
     "less" => more::main,
@@ -72,6 +77,8 @@ applets! {
     "mktemp" => mktemp::main,
     "more" => more::main,
     "nproc" => sysinfo::nproc_main,
+    "nslookup" => net::dns::nslookup_main,
+    "ping" => net::ping::main,
     "rev" => rev::main,
     "stat" => stat::main,
     "tar" => tar::main,
