@@ -7,6 +7,7 @@
 mod common;
 
 pub mod awk;
+pub mod cal;
 pub mod chmod;
 pub mod cmp;
 pub mod column;
@@ -50,6 +51,7 @@ macro_rules! applets {
 
 applets! {
     "awk" => awk::main,
+    "cal" => cal::main,
     "chmod" => chmod::main,
     "cmp" => cmp::main,
     "curl" => net::curl::main,
@@ -75,6 +77,7 @@ applets! {
     "ls" => ls::main,
     "mawk" => awk::main,
     "mktemp" => mktemp::main,
+    "ncal" => cal::main,
     "more" => more::main,
     "nproc" => sysinfo::nproc_main,
     "nslookup" => net::dns::nslookup_main,

@@ -574,7 +574,7 @@ const METER_HEADER: &str = "  % Total    % Received % Xferd  Average Speed   Tim
 
 /// One progress-meter line (leading `\r`, no newline), curl's column layout.
 fn meter_line(total: u64, got: u64, speed: u64) -> String {
-    let pct = |part: u64| if total == 0 { 0 } else { part * 100 / total };
+    let pct = |part: u64| (part * 100).checked_div(total).unwrap_or(0);
     format!(
         "\r{:>3} {:>5}  {:>3} {:>5}    0     0  {:>5}      0 --:--:-- --:--:-- --:--:-- {:>5}",
         pct(got),

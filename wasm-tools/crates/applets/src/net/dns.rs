@@ -387,16 +387,15 @@ pub fn dig(args: &[String], io: &mut Io) -> i32 {
                 }
             } else if "cmd".starts_with(cmd.as_str()) && cmd.len() >= 2 {
                 printcmd = state;
-            } else if ("tries".starts_with(cmd.as_str()) && cmd.len() >= 2)
-                || ("retry".starts_with(cmd.as_str()) && cmd.len() >= 3)
+            } else if (("tries".starts_with(cmd.as_str()) && cmd.len() >= 2)
+                || ("retry".starts_with(cmd.as_str()) && cmd.len() >= 3))
+                && let Some(n) = value.and_then(|v| v.parse::<u32>().ok())
             {
-                if let Some(n) = value.and_then(|v| v.parse::<u32>().ok()) {
-                    tries = if cmd.starts_with('t') {
-                        n.max(1)
-                    } else {
-                        n + 1
-                    };
-                }
+                tries = if cmd.starts_with('t') {
+                    n.max(1)
+                } else {
+                    n + 1
+                };
             }
             continue;
         }

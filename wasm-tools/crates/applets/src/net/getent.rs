@@ -55,7 +55,9 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         }
     }
     let Some(db) = rest.first() else {
-        let _ = writeln!(io.err, "getent: wrong number of arguments\n{TRY}");
+        // glibc sends the hint to standard output.
+        let _ = writeln!(io.err, "getent: wrong number of arguments");
+        let _ = writeln!(io.out, "{TRY}");
         return 1;
     };
     let keys: Vec<&str> = rest[1..].iter().map(|s| s.as_str()).collect();
@@ -68,7 +70,8 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         "ahostsv6" => ahosts(io, &keys, world::Family::V6),
         "networks" => networks(io, &keys),
         other => {
-            let _ = writeln!(io.err, "Unknown database: {other}\n{TRY}");
+            let _ = writeln!(io.err, "Unknown database: {other}");
+            let _ = writeln!(io.out, "{TRY}");
             1
         }
     }
@@ -172,8 +175,15 @@ fn by_name(
 fn hosts(io: &mut Io, keys: &[&str]) -> i32 {
     let entries = world::hosts();
     if keys.is_empty() {
+        // Enumeration asks for IPv4: glibc reads `::1` as 127.0.0.1 and drops other IPv6
+        // lines.
         for e in &entries {
-            print_host(io, &[e.addr], &e.name, &e.aliases);
+            let addr = match e.addr {
+                IpAddr::V6(v6) if v6.is_loopback() => world::LOOPBACK_V4,
+                IpAddr::V6(_) => continue,
+                v4 => v4,
+            };
+            print_host(io, &[addr], &e.name, &e.aliases);
         }
         return 0;
     }
@@ -195,40 +205,23 @@ fn hosts(io: &mut Io, keys: &[&str]) -> i32 {
     status
 }
 
-/// `ahosts`: `getaddrinfo` results, three socket types per address; the canonical name on
-/// the first line only.
+/// `ahosts`: `getaddrinfo` with `AI_ADDRCONFIG`, which resolves no *name* on a machine whose
+/// only interface is loopback (no address of either family is "configured"); with no family
+/// asked for, numeric addresses still come back, canonical name and all.
 fn ahosts(io: &mut Io, keys: &[&str], family: world::Family) -> i32 {
     if keys.is_empty() {
         return hosts(io, keys);
     }
     let mut status = 0;
     for k in keys {
-        let mut addrs = world::resolve(k, family);
-        // IPv6 loopback sorts before IPv4 in getaddrinfo's ordering only when IPv6 works;
-        // the container has none, so IPv4 comes first.
-        addrs.sort_by_key(|a| a.is_ipv6());
-        addrs.dedup();
-        if addrs.is_empty() {
+        let addr = world::parse_numeric(k).filter(|_| family == world::Family::Any);
+        let Some(a) = addr else {
             status = NOT_FOUND;
             continue;
-        }
-        let canon = if world::parse_numeric(k).is_some() {
-            String::new()
-        } else {
-            world::hosts()
-                .into_iter()
-                .find(|e| e.names(k))
-                .map_or_else(|| k.to_string(), |e| e.name)
         };
-        for (n, a) in addrs.iter().enumerate() {
-            let a = match (family, a) {
-                (world::Family::V6, IpAddr::V4(v4)) => IpAddr::V6(v4.to_ipv6_mapped()),
-                _ => *a,
-            };
-            for (t, ty) in ["STREAM", "DGRAM", "RAW"].iter().enumerate() {
-                let name = if n == 0 && t == 0 { canon.as_str() } else { "" };
-                let _ = writeln!(io.out, "{:<15} {ty:<6} {name}", a.to_string());
-            }
+        for (t, ty) in ["STREAM", "DGRAM", "RAW"].iter().enumerate() {
+            let name = if t == 0 { *k } else { "" };
+            let _ = writeln!(io.out, "{:<15} {ty:<6} {name}", a.to_string());
         }
     }
     status
