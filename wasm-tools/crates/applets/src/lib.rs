@@ -7,6 +7,7 @@
 mod common;
 
 pub mod awk;
+pub mod cal;
 pub mod chmod;
 pub mod cmp;
 pub mod column;
@@ -24,6 +25,7 @@ pub mod ln;
 pub mod ls;
 pub mod mktemp;
 pub mod more;
+pub mod net;
 pub mod owner;
 pub mod rev;
 pub mod stat;
@@ -54,13 +56,16 @@ macro_rules! applets {
 
 applets! {
     "awk" => awk::main,
+    "cal" => cal::main,
     "chgrp" => owner::chgrp_main,
     "chmod" => chmod::main,
     "chown" => owner::chown_main,
     "cmp" => cmp::main,
     "column" => column::main,
+    "curl" => net::curl::main,
     "dd" => dd::main,
     "diff" => diff::main,
+    "dig" => net::dns::dig_main,
     "dir" => ls::dir_main,
     "du" => du::main,
     "egrep" => grep::egrep_main,
@@ -68,10 +73,12 @@ applets! {
     "file" => file::main,
     "find" => find::main,
     "gawk" => awk::main,
-    "groups" => groups::main,
+    "getent" => net::getent::main,
     "grep" => grep::main,
+    "groups" => groups::main,
     "gunzip" => gzip::main,
     "gzip" => gzip::main,
+    "host" => net::dns::host_main,
     "hostid" => hostid::main,
     "hostname" => sysinfo::hostname_main,
     "id" => sysinfo::id_main,
@@ -82,7 +89,10 @@ applets! {
     "mawk" => awk::main,
     "mktemp" => mktemp::main,
     "more" => more::main,
+    "ncal" => cal::main,
     "nproc" => sysinfo::nproc_main,
+    "nslookup" => net::dns::nslookup_main,
+    "ping" => net::ping::main,
     "rev" => rev::main,
     "stat" => stat::main,
     "stty" => terminal::stty_main,

@@ -50,6 +50,34 @@ pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Julian-calendar (year, month, day) → days since 1970-01-01 (Gregorian), for dates before
+/// a country's switch to the Gregorian calendar (`cal 9 1752`). Same day numbering as
+/// [`days_from_civil`], so the two calendars can be mixed on one axis.
+pub fn days_from_julian(y: i64, m: u32, d: u32) -> i64 {
+    // Count from 1 March of year 0 so the leap day ends each four-year cycle.
+    let y = if m <= 2 { y - 1 } else { y };
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    let days_since_march_0 = y.div_euclid(4) * 1461 + y.rem_euclid(4) * 365 + doy;
+    // 0000-03-01 (Julian) is 1970-01-01 minus 719_470 days.
+    days_since_march_0 - 719_470
+}
+
+/// Inverse of [`days_from_julian`].
+pub fn julian_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_470;
+    let cycle = z.div_euclid(1461);
+    let r = z.rem_euclid(1461);
+    // The last year of a cycle is the leap one (366 days), so cap the year index at 3.
+    let yoc = (r / 365).min(3);
+    let doy = r - yoc * 365;
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = cycle * 4 + yoc + i64::from(m <= 2);
+    (y, m, d)
+}
+
 pub fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
@@ -246,6 +274,29 @@ mod tests {
         }
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_478), (2023, 5, 1));
+    }
+
+    #[test]
+    fn julian_calendar() {
+        // The British switch: Wednesday 2 September 1752 (Julian) was followed by Thursday
+        // 14 September 1752 (Gregorian).
+        assert_eq!(
+            days_from_julian(1752, 9, 2) + 1,
+            days_from_civil(1752, 9, 14)
+        );
+        // Both calendars agree in the third century, and 1 January 1 (Julian) is JDN 1721424.
+        assert_eq!(days_from_julian(200, 3, 1), days_from_civil(200, 3, 1));
+        assert_eq!(days_from_julian(1, 1, 1), 1_721_424 - 2_440_588);
+        for z in [-800_000, -719_000, -80_000, -1, 0, 59, 1461] {
+            let (y, m, d) = julian_from_days(z);
+            assert_eq!(days_from_julian(y, m, d), z, "{y}-{m}-{d}");
+        }
+        // 1700 was a leap year in the Julian calendar only.
+        assert_eq!(
+            days_from_julian(1700, 3, 1) - days_from_julian(1700, 2, 28),
+            2
+        );
+        assert!(!is_leap(1700));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! `-exec` and xargs spawn real host programs exactly as the GNU tools do.
 //!
 //! Cases whose GNU reference program is missing on the host are reported as SKIP (install
-//! `tree`, `bsdextrautils` and `xxd` for full coverage); the InterCode file-system cases are
+//! `tree` and `bsdextrautils` for full coverage); the InterCode file-system cases are
 //! skipped when `../shared/intercode-upstream/filesystems` is absent, except under `CI=true`,
 //! where a missing reference is a failure.
 //!
