@@ -375,7 +375,7 @@ impl Shell {
         match crate::parse(text) {
             Ok(program) => self.run_program(&program),
             Err(msg) => {
-                self.err(&format!("{}: {msg}\n", self.name));
+                self.syntax_error(&self.name, &msg);
                 self.last_status = 2;
                 2
             }

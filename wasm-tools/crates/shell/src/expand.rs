@@ -80,10 +80,38 @@ impl Shell {
 
     pub fn expand_raw(&mut self, w: &str) -> R<Expanded> {
         let pieces = word::parse(w, &parser_options())
-            .map_err(|e| ExpandError(format!("{w}: bad substitution ({e})")))?;
+            .map_err(|_| ExpandError(format!("{w}: bad substitution")))?;
+        if let Some(inner) = unparsed_braces(&pieces) {
+            return self.unparsed_parameter(w, inner);
+        }
         let mut out = Expanded::default();
         self.expand_pieces(&pieces, false, &mut out)?;
         Ok(out)
+    }
+
+    /// A `${...}` the parser could not read. bash reads one more form than the parser:
+    /// a substring whose length holds another colon (`${x:0:-3:4}`), which is empty for an
+    /// empty parameter and an arithmetic error otherwise; the rest are bad substitutions.
+    fn unparsed_parameter(&mut self, w: &str, inner: &str) -> R<Expanded> {
+        let mut parts = inner.splitn(3, ':');
+        if let (Some(name), Some(_), Some(len)) = (parts.next(), parts.next(), parts.next())
+            && is_parameter_name(name)
+            && let Some(colon) = len.find(':')
+        {
+            let value = match name.parse::<usize>() {
+                Ok(0) => Some(self.name.clone()),
+                Ok(n) => self.positional.get(n - 1).cloned(),
+                Err(_) => self.get_scalar(name),
+            };
+            if value.unwrap_or_default().is_empty() {
+                return Ok(Expanded::default());
+            }
+            return Err(ExpandError(format!(
+                "{name}: {len}: syntax error in expression (error token is \"{}\")",
+                &len[colon..]
+            )));
+        }
+        Err(ExpandError(format!("{w}: bad substitution")))
     }
 
     fn expand_pieces(
@@ -974,6 +1002,28 @@ fn unescape_backquoted(s: &str) -> String {
         }
     }
     out
+}
+
+/// The text inside `${...}` when the parser left one unread: it then hands back a `$` and
+/// the braces as two plain text pieces.
+fn unparsed_braces(pieces: &[WordPieceWithSource]) -> Option<&str> {
+    pieces.windows(2).find_map(|pair| match (&pair[0].piece, &pair[1].piece) {
+        (WordPiece::Text(dollar), WordPiece::Text(rest))
+            if dollar.ends_with('$') && !dollar.ends_with("\\$") && rest.starts_with('{') =>
+        {
+            let end = rest.find('}').unwrap_or(rest.len());
+            Some(&rest[1..end])
+        }
+        _ => None,
+    })
+}
+
+/// A variable name or a positional parameter's number.
+fn is_parameter_name(s: &str) -> bool {
+    !s.is_empty()
+        && (s.bytes().all(|b| b.is_ascii_digit())
+            || (s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !s.as_bytes()[0].is_ascii_digit()))
 }
 
 #[cfg(test)]

@@ -41,7 +41,21 @@ pub fn parse(text: &str) -> Result<brush_parser::ast::Program, String> {
             )
         }
         brush_parser::ParseError::ParsingAtEndOfInput => {
-            "-c: line 1: syntax error: unexpected end of file".to_string()
+            // A redirection with nothing after it meets the newline bash appends to `-c`
+            // text, and bash names that token; every other early end is "end of file".
+            if ends_with_redirection(text) {
+                let n = text.trim_end().lines().count().max(1);
+                let line_text = text.trim_end().lines().last().unwrap_or("");
+                format!(
+                    "-c: line {n}: syntax error near unexpected token `newline'\n-c: line {n}: `{line_text}'"
+                )
+            } else {
+                // bash counts the newline it appends to `-c` text as one more line.
+                format!(
+                    "-c: line {}: syntax error: unexpected end of file",
+                    text.lines().count() + 1
+                )
+            }
         }
         brush_parser::ParseError::Tokenizing { inner, position } => {
             let line = position.map(|p| p.line).unwrap_or(1);
@@ -56,6 +70,16 @@ pub fn parse(text: &str) -> Result<brush_parser::ast::Program, String> {
             }
         }
     })
+}
+
+/// Whether the script's last token is a redirection operator (`cmd >`, `cat <<`, `x <y>`).
+fn ends_with_redirection(text: &str) -> bool {
+    let t = text.trim_end();
+    [">", "<", ">&", "<&", ">|", "<>"]
+        .iter()
+        .any(|op| t.ends_with(op))
+        && !t.ends_with("\\>")
+        && !t.ends_with("\\<")
 }
 
 fn token_at(text: &str, index: usize) -> String {
@@ -165,7 +189,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
         return match parse(&text) {
             Ok(_) => 0,
             Err(e) => {
-                shell.err(&format!("{argv0}: {e}\n"));
+                shell.syntax_error(&argv0, &e);
                 2
             }
         };

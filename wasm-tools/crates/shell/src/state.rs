@@ -330,6 +330,12 @@ impl Shell {
         self.write_fd(2, &output_bytes(s));
     }
 
+    /// A parse error from [`crate::parse`]: bash prefixes each of its lines with its name.
+    pub fn syntax_error(&self, prefix: &str, msg: &str) {
+        let text: String = msg.lines().map(|l| format!("{prefix}: {l}\n")).collect();
+        self.err(&text);
+    }
+
     /// `bash: line 3: message` — the prefix bash uses for errors in `-c` scripts.
     pub fn error(&self, msg: &str) {
         self.err(&format!(
