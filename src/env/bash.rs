@@ -105,21 +105,19 @@ fn disk_watch(root: cap_std::fs::Dir, limit: u64, max_depth: usize) -> Watch {
     }))
 }
 
-/// Upstream's environment (`docker exec` as root in Ubuntu, no TTY): what every action's shell
-/// starts with (and what the conformance command gives native bash).
+/// Upstream's environment: what `docker exec` as root gives a command in the Ubuntu image (no
+/// TTY, no login: no `USER`, `LOGNAME`, `SHELL` or `TERM`), as upstream's logged `env` outputs
+/// show; the shell adds `PWD`, `SHLVL` and `_` as bash does. (The image's own build variables,
+/// `file_system_version` and `script`, are left out: they only named upstream's setup script.)
+/// Also what the conformance command gives native bash.
 pub fn base_env() -> Vec<(String, String)> {
     [
-        ("HOME", "/root"),
-        ("USER", "root"),
-        ("LOGNAME", "root"),
         ("HOSTNAME", crate::fs::base_system::HOSTNAME),
+        ("HOME", "/root"),
         (
             "PATH",
             "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         ),
-        ("SHELL", "/bin/bash"),
-        ("TZ", "UTC"),
-        ("TERM", "xterm"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))

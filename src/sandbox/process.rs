@@ -117,12 +117,18 @@ fn run_inner(
         .stdin(InputFile::new(stdin.try_clone()?))
         .stdout(GuestOutput::new(stdout.try_clone()?))
         .stderr(GuestOutput::new(stderr.try_clone()?));
+    // `PWD` is where the process starts (WASI has no cwd of its own); it keeps its place in
+    // the environment, which `env` prints in the order the shell arranged.
     for (k, v) in &spec.env {
-        if k != "PWD" {
+        if k == "PWD" {
+            builder.env(k, &spec.cwd);
+        } else {
             builder.env(k, v);
         }
     }
-    builder.env("PWD", &spec.cwd);
+    if !spec.env.iter().any(|(k, _)| k == "PWD") {
+        builder.env("PWD", &spec.cwd);
+    }
     builder.preopened_dir(&action.root_path, "/", FsPerms::ReadWrite)?;
     if let Some(clock) = &action.clock {
         builder.wall_clock(clock.clone());

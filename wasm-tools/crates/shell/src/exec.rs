@@ -900,6 +900,7 @@ impl Shell {
         argv: Vec<String>,
         env: Vec<(String, String)>,
     ) -> Result<u32, i32> {
+        let env = exec_environment(env, &argv[0], self.oneshot);
         let req = SpawnRequest {
             argv,
             env,
@@ -1312,3 +1313,36 @@ pub fn error_text(e: &std::io::Error) -> String {
         None => s,
     }
 }
+
+/// The environment an external command receives, arranged as bash 5.1 arranges it: variables
+/// in the order of bash's variable hash table (FNV-1, 1024 buckets), then `_` holding the
+/// command's path. A command bash runs in place of itself (`oneshot`) sees `SHLVL` one lower.
+/// `env` and `printenv` print exactly this order, and agents' scripts read it.
+fn exec_environment(
+    mut env: Vec<(String, String)>,
+    command: &str,
+    oneshot: bool,
+) -> Vec<(String, String)> {
+    env.retain(|(k, _)| k != "_");
+    if oneshot && let Some((_, level)) = env.iter_mut().find(|(k, _)| k == "SHLVL") {
+        let lowered = level.parse::<i64>().map_or(0, |l| l - 1);
+        *level = lowered.to_string();
+    }
+    env.sort_by_key(|(k, _)| bash_bucket(k));
+    let path = if command.contains('/') {
+        command.to_string()
+    } else {
+        format!("/usr/bin/{command}")
+    };
+    env.push(("_".into(), path));
+    env
+}
+
+/// The bucket of bash's variable table a name falls in (`hash_string`, FNV-1 32-bit).
+fn bash_bucket(name: &str) -> u32 {
+    let hash = name.bytes().fold(2_166_136_261u32, |h, b| {
+        h.wrapping_mul(16_777_619) ^ u32::from(b)
+    });
+    hash & 1023
+}
+

@@ -97,6 +97,9 @@ pub struct Shell {
     /// Set while running the condition of if/while/&&/|| where `set -e` does not apply.
     pub errexit_suppressed: usize,
     pub in_subshell: bool,
+    /// The script is one simple command: bash runs an external one in place of itself
+    /// (no fork), and lowers `SHLVL` for it as `exec` would.
+    pub oneshot: bool,
     /// Temporary files of `<( )` to remove after the command.
     pub pending_cleanup: Vec<String>,
     /// `>( )` readers to run after the command: (file, command text).
@@ -152,6 +155,7 @@ impl Shell {
             in_subshell: false,
             pending_cleanup: Vec::new(),
             pending_writers: Vec::new(),
+            oneshot: false,
         };
         for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1"), ("PS4", "+ ")] {
             if sh.get_var(k).is_none() {
@@ -282,6 +286,22 @@ impl Shell {
                 );
             }
         }
+    }
+
+    /// A new shell (not a subshell) raises `SHLVL` by one, as bash does at start-up.
+    pub fn enter_shell_level(&mut self) {
+        let level = self
+            .get_scalar("SHLVL")
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .unwrap_or(0);
+        self.globals.insert(
+            "SHLVL".into(),
+            Var {
+                value: Value::Scalar((level + 1).max(0).to_string()),
+                exported: true,
+                readonly: false,
+            },
+        );
     }
 
     /// The environment handed to a child: exported variables, innermost scope winning.
