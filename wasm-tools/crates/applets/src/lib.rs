@@ -11,17 +11,21 @@ pub mod chmod;
 pub mod cmp;
 pub mod column;
 pub mod dd;
+pub mod df;
 pub mod diff;
 pub mod du;
 pub mod file;
 pub mod find;
+pub mod free;
 pub mod grep;
 pub mod gzip;
 pub mod ln;
 pub mod ls;
 pub mod mktemp;
 pub mod more;
+pub mod printenv;
 pub mod rev;
+pub mod session;
 pub mod stat;
 pub mod sysinfo;
 pub mod tar;
@@ -48,17 +52,20 @@ macro_rules! applets {
 }
 
 applets! {
+    "arch" => sysinfo::arch_main,
     "awk" => awk::main,
     "chmod" => chmod::main,
     "cmp" => cmp::main,
     "column" => column::main,
     "dd" => dd::main,
+    "df" => df::main,
     "diff" => diff::main,
     "du" => du::main,
     "egrep" => grep::egrep_main,
     "fgrep" => grep::fgrep_main,
     "file" => file::main,
     "find" => find::main,
+    "free" => free::main,
     "gawk" => awk::main,
     "grep" => grep::main,
     "gunzip" => gzip::main,
@@ -67,16 +74,23 @@ applets! {
     "id" => sysinfo::id_main,
     "less" => more::main,
     "ln" => ln::main,
+    "logname" => session::logname_main,
     "ls" => ls::main,
     "mawk" => awk::main,
     "mktemp" => mktemp::main,
     "more" => more::main,
     "nproc" => sysinfo::nproc_main,
+    "printenv" => printenv::main,
     "rev" => rev::main,
     "stat" => stat::main,
     "tar" => tar::main,
     "tree" => tree::main,
+    "tty" => session::tty_main,
     "uname" => sysinfo::uname_main,
+    "uptime" => session::uptime_main,
+    "users" => session::users_main,
+    "w" => session::w_main,
+    "who" => session::who_main,
     "whoami" => sysinfo::whoami_main,
     "xargs" => xargs::main,
     "xxd" => xxd::main,
