@@ -37,91 +37,125 @@ pub const IGNORED_NAMES: &[&str] = &[
     ".dockerenv",
 ];
 
-/// The hostname the sandbox reports (upstream's was the container id).
-pub const HOSTNAME: &str = "intercode";
+mod etc;
+mod proc;
+
+/// The hostname the sandbox reports: like upstream's, a container id (12 hex digits). This is
+/// one that upstream's logs show (`env` in gpt-3.5's fs_4 run: `HOSTNAME=4d01390b86bf`).
+pub const HOSTNAME: &str = "4d01390b86bf";
 
 /// Contents of placeholder executables: the sandbox dispatches applets by name, so these only
 /// make `ls /usr/bin`, `which` and `test -x` look right.
 pub const APPLET_PLACEHOLDER: &[u8] = b"#intercode applet\n";
 
-const PASSWD: &str = "\
-root:x:0:0:root:/root:/bin/bash
-daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin
-bin:x:2:2:bin:/bin:/usr/sbin/nologin
-sys:x:3:3:sys:/dev:/usr/sbin/nologin
-nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
-";
+/// Directories of the image besides the task's, with their modes. The top level is what
+/// upstream's `ls /` printed (fs_4 #11's gold listed `bin boot dev etc home lib media opt proc
+/// root run sbin srv sys usr var` around the task's own files). `/tmp` and `/mnt` were gone
+/// upstream (`git clean -fd` removes empty untracked directories); `/tmp` stays here because
+/// the shell keeps process-substitution files in it. `/proc` and `/sys` are `dr-xr-xr-x` in a
+/// container, but here they are 0755: restoring a used tree opens up every directory its owner
+/// cannot write, which would make it rewrite them after every episode.
+const DIRS: &[(&str, u32)] = &[
+    ("boot", 0o755),
+    ("dev", 0o755),
+    ("dev/shm", 0o1777),
+    ("etc", 0o755),
+    ("home", 0o755),
+    ("media", 0o755),
+    ("opt", 0o755),
+    ("proc", 0o755),
+    ("proc/self", 0o755),
+    ("proc/sys", 0o755),
+    ("proc/sys/kernel", 0o755),
+    ("root", 0o700),
+    ("run", 0o755),
+    ("run/lock", 0o1777),
+    ("srv", 0o755),
+    ("sys", 0o755),
+    ("tmp", 0o1777),
+    ("usr", 0o755),
+    ("usr/bin", 0o755),
+    ("usr/lib", 0o755),
+    ("usr/local", 0o755),
+    ("usr/local/bin", 0o755),
+    ("usr/sbin", 0o755),
+    ("usr/share", 0o755),
+    ("var", 0o755),
+    ("var/backups", 0o755),
+    ("var/cache", 0o755),
+    ("var/lib", 0o755),
+    ("var/local", 0o2775),
+    ("var/log", 0o755),
+    ("var/mail", 0o2775),
+    ("var/opt", 0o755),
+    ("var/spool", 0o755),
+    ("var/tmp", 0o1777),
+];
 
-const GROUP: &str = "\
-root:x:0:
-daemon:x:1:
-bin:x:2:
-sys:x:3:
-adm:x:4:
-tty:x:5:
-disk:x:6:
-staff:x:50:
-users:x:100:
-nogroup:x:65534:
-";
+/// Ubuntu's merged-/usr links and friends: (path, target).
+const SYMLINKS: &[(&str, &str)] = &[
+    ("bin", "usr/bin"),
+    ("lib", "usr/lib"),
+    ("sbin", "usr/sbin"),
+    ("etc/os-release", "../usr/lib/os-release"),
+    ("etc/mtab", "../proc/self/mounts"),
+    ("proc/mounts", "self/mounts"),
+    ("var/lock", "../run/lock"),
+    ("var/run", "../run"),
+];
 
-const HOSTS: &str = "\
-127.0.0.1\tlocalhost
-::1\tlocalhost ip6-localhost ip6-loopback
-127.0.1.1\tintercode
-";
+/// Every regular file of the base image: (path, contents, mode).
+fn files() -> Vec<(&'static str, String, u32)> {
+    let text = |s: &str| s.to_string();
+    vec![
+        ("etc/passwd", text(etc::PASSWD), 0o644),
+        ("etc/group", etc::group(), 0o644),
+        ("etc/hosts", etc::hosts(HOSTNAME), 0o644),
+        ("etc/hostname", format!("{HOSTNAME}\n"), 0o644),
+        ("etc/resolv.conf", text(etc::RESOLV_CONF), 0o644),
+        ("etc/lsb-release", text(etc::LSB_RELEASE), 0o644),
+        ("etc/issue", text(etc::ISSUE), 0o644),
+        ("etc/issue.net", text(etc::ISSUE_NET), 0o644),
+        ("etc/debian_version", text(etc::DEBIAN_VERSION), 0o644),
+        ("etc/shells", text(etc::SHELLS), 0o644),
+        ("etc/networks", text(etc::NETWORKS), 0o644),
+        ("usr/lib/os-release", text(etc::OS_RELEASE), 0o644),
+        ("dev/null", String::new(), 0o666),
+        ("proc/version", text(proc::VERSION), 0o444),
+        ("proc/loadavg", text(proc::LOADAVG), 0o444),
+        ("proc/uptime", text(proc::UPTIME), 0o444),
+        ("proc/meminfo", text(proc::MEMINFO), 0o444),
+        ("proc/cpuinfo", proc::cpuinfo(), 0o444),
+        ("proc/filesystems", text(proc::FILESYSTEMS), 0o444),
+        ("proc/self/mounts", text(proc::MOUNTS), 0o444),
+        ("proc/sys/kernel/hostname", format!("{HOSTNAME}\n"), 0o644),
+        ("proc/sys/kernel/ostype", text("Linux\n"), 0o444),
+        (
+            "proc/sys/kernel/osrelease",
+            text("5.15.49-linuxkit\n"),
+            0o444,
+        ),
+    ]
+}
 
-const OS_RELEASE: &str = "\
-PRETTY_NAME=\"Ubuntu 22.04.2 LTS\"
-NAME=\"Ubuntu\"
-VERSION_ID=\"22.04\"
-VERSION=\"22.04.2 LTS (Jammy Jellyfish)\"
-VERSION_CODENAME=jammy
-ID=ubuntu
-ID_LIKE=debian
-UBUNTU_CODENAME=jammy
-";
-
-/// `/etc/networks` as Ubuntu ships it (two lines of facts: a comment and the link-local net).
-const NETWORKS: &str =
-    "# symbolic names for networks, see networks(5) for more information\nlink-local 169.254.0.0\n";
-
-/// Builds the base system with a placeholder `/usr/bin/<name>` for each applet and, as in
-/// Ubuntu 22.04, `/bin` as a relative symlink to `usr/bin` (one copy of the placeholders keeps
-/// the per-episode reset cheap). Names that are not a single path component (empty, `.`, `..`,
-/// containing `/` or NUL) are skipped rather than trusted.
+/// Builds the base system with a placeholder `/usr/bin/<name>` for each applet (`/bin` links
+/// to `usr/bin`, so one copy of the placeholders keeps the per-episode reset cheap). Names
+/// that are not a single path component (empty, `.`, `..`, containing `/` or NUL) are skipped
+/// rather than trusted.
 pub fn base_system(applet_names: &[&str]) -> TreeImage {
     let t = DEFAULT_MTIME;
     let mut img = TreeImage::empty();
-    let dirs: &[(&str, u32)] = &[
-        ("dev", 0o755),
-        ("etc", 0o755),
-        ("home", 0o755),
-        ("root", 0o700),
-        ("tmp", 0o1777),
-        ("usr", 0o755),
-        ("usr/bin", 0o755),
-        ("var", 0o755),
-        ("var/log", 0o755),
-    ];
-    let files: &[(&str, &str, u32)] = &[
-        ("etc/passwd", PASSWD, 0o644),
-        ("etc/group", GROUP, 0o644),
-        ("etc/hosts", HOSTS, 0o644),
-        ("etc/hostname", "intercode\n", 0o644),
-        ("etc/os-release", OS_RELEASE, 0o644),
-        ("etc/networks", NETWORKS, 0o644),
-        ("dev/null", "", 0o666),
-    ];
     // The paths above are constants, so `insert` cannot reject them; `let _` keeps this
     // function infallible without an `unwrap`.
-    for &(path, mode) in dirs {
+    for &(path, mode) in DIRS {
         let _ = img.insert(path, Entry::dir(mode, t));
     }
-    for &(path, contents, mode) in files {
-        let _ = img.insert(path, Entry::file(contents.as_bytes().to_vec(), mode, t));
+    for (path, contents, mode) in files() {
+        let _ = img.insert(path, Entry::file(contents.into_bytes(), mode, t));
     }
-    let _ = img.insert("bin", Entry::symlink("usr/bin", t));
+    for &(path, target) in SYMLINKS {
+        let _ = img.insert(path, Entry::symlink(target, t));
+    }
     for name in applet_names {
         if name.is_empty() || *name == "." || *name == ".." || name.contains(['/', '\0']) {
             continue;
@@ -146,7 +180,7 @@ mod tests {
             "etc/passwd",
             "etc/group",
             "etc/hosts",
-            "etc/os-release",
+            "usr/lib/os-release",
             "dev/null",
         ] {
             assert!(
@@ -159,10 +193,6 @@ mod tests {
         assert!(img.get("var/log").unwrap().is_dir());
         assert!(img.get("home").unwrap().is_dir());
         assert_eq!(
-            img.get("etc/hostname").unwrap().kind,
-            EntryKind::File(b"intercode\n".to_vec())
-        );
-        assert_eq!(
             img.get("bin").unwrap().kind,
             EntryKind::Symlink("usr/bin".into())
         );
@@ -173,11 +203,171 @@ mod tests {
         }
         // Bad names are skipped: nothing outside usr/bin/ appeared.
         assert!(img.get("usr/bin/a").is_none());
-        let os = match &img.get("etc/os-release").unwrap().kind {
+        let os = match &img.get("usr/lib/os-release").unwrap().kind {
             EntryKind::File(b) => String::from_utf8(b.clone()).unwrap(),
             other => panic!("{other:?}"),
         };
         assert!(os.contains("VERSION_ID=\"22.04\"") && os.contains("ID=ubuntu"));
+    }
+
+    fn text(img: &TreeImage, path: &str) -> String {
+        match &img.get(path).unwrap_or_else(|| panic!("{path}")).kind {
+            EntryKind::File(b) => String::from_utf8(b.clone()).unwrap(),
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+
+    /// Upstream's logs: `cut -d: -f1 /etc/passwd | sort | uniq -c | awk '$1==1 {print $2}'`
+    /// and `sort -u /etc/passwd | awk '{print $1}'` (fs_4 #24 agents) printed these 20
+    /// accounts, messagebus included; the uid/gid/home/shell fields are as logged.
+    #[test]
+    fn passwd_has_upstreams_twenty_accounts() {
+        let img = base_system(&[]);
+        let passwd = text(&img, "etc/passwd");
+        let mut names: Vec<&str> = passwd
+            .lines()
+            .map(|l| l.split(':').next().unwrap())
+            .collect();
+        assert_eq!(names.len(), 20);
+        names.sort_unstable();
+        assert_eq!(
+            names.join(" "),
+            "_apt backup bin daemon games gnats irc list lp mail man messagebus news nobody \
+             proxy root sync sys uucp www-data"
+        );
+        for logged in [
+            "_apt:x:100:65534::/nonexistent:/usr/sbin/nologin",
+            "messagebus:x:101:102::/nonexistent:/usr/sbin/nologin",
+            "sync:x:4:65534:sync:/bin:/bin/sync",
+            "man:x:6:12:man:/var/cache/man:/usr/sbin/nologin",
+            "irc:x:39:39:ircd:/run/ircd:/usr/sbin/nologin",
+        ] {
+            assert!(passwd.lines().any(|l| l == logged), "{logged}");
+        }
+        assert!(passwd.starts_with("root:x:0:0:root:/root:/bin/bash\n"));
+    }
+
+    /// fs_4 #24's gold `cut -d: -f1 /etc/group | sort` and an agent's unsorted
+    /// `cut -d: -f1 /etc/group` (ReAct fs_4) give the names and their order; `grep -v '^:'
+    /// /etc/group | sort | uniq` gave the gids and empty member lists.
+    #[test]
+    fn group_is_upstreams_in_file_order() {
+        let group = text(&base_system(&[]), "etc/group");
+        let names: Vec<&str> = group
+            .lines()
+            .map(|l| l.split(':').next().unwrap())
+            .collect();
+        assert_eq!(
+            names.join(" "),
+            "root daemon bin sys adm tty disk lp mail news uucp man proxy kmem dialout fax \
+             voice cdrom floppy tape sudo audio dip www-data backup operator list irc src gnats \
+             shadow utmp video sasl plugdev staff games users nogroup crontab messagebus _ssh"
+        );
+        for logged in [
+            "_ssh:x:103:",
+            "crontab:x:101:",
+            "messagebus:x:102:",
+            "nogroup:x:65534:",
+        ] {
+            assert!(group.lines().any(|l| l == logged), "{logged}");
+        }
+        assert!(group.lines().all(|l| l.ends_with(':')));
+    }
+
+    /// `grep $(hostname) /etc/hosts` printed `172.17.0.2\ta2b9966d9afc` upstream.
+    #[test]
+    fn hosts_maps_the_container_name_like_docker() {
+        let img = base_system(&[]);
+        let hosts = text(&img, "etc/hosts");
+        assert!(hosts.ends_with(&format!("\n172.17.0.2\t{HOSTNAME}\n")));
+        assert!(hosts.starts_with("127.0.0.1\tlocalhost\n"));
+        assert_eq!(text(&img, "etc/hostname"), format!("{HOSTNAME}\n"));
+        assert_eq!(
+            text(&img, "proc/sys/kernel/hostname"),
+            format!("{HOSTNAME}\n")
+        );
+        assert_eq!(HOSTNAME.len(), 12);
+        assert!(HOSTNAME.bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+
+    /// fs_4 #11's gold (`xargs ls -ls` in `/`) listed the top level; the majority of runs
+    /// (aarch64) had no lib32/lib64/libx32 links.
+    #[test]
+    fn top_level_matches_upstreams_listing() {
+        let img = base_system(&[]);
+        let mut top: Vec<&str> = img
+            .iter()
+            .map(|(p, _)| p)
+            .filter(|p| !p.contains('/'))
+            .collect();
+        top.sort_unstable();
+        assert_eq!(
+            top.join(" "),
+            "bin boot dev etc home lib media opt proc root run sbin srv sys tmp usr var"
+        );
+        for (link, target) in [("bin", "usr/bin"), ("lib", "usr/lib"), ("sbin", "usr/sbin")] {
+            assert_eq!(
+                img.get(link).unwrap().kind,
+                EntryKind::Symlink(target.into())
+            );
+        }
+    }
+
+    /// `cat /proc/version | awk '{print $3}'` → `5.15.49-linuxkit`; `uname -r` likewise;
+    /// `cat /proc/loadavg` gave five fields like `0.04 0.04 0.02 6/606 1042`.
+    #[test]
+    fn proc_facts_agree_with_each_other() {
+        let img = base_system(&[]);
+        let version = text(&img, "proc/version");
+        assert_eq!(version.split(' ').nth(2), Some("5.15.49-linuxkit"));
+        assert!(
+            version
+                .trim_end()
+                .ends_with("#1 SMP PREEMPT Tue Sep 13 07:51:46 UTC 2022")
+        );
+        assert_eq!(
+            text(&img, "proc/sys/kernel/osrelease"),
+            "5.15.49-linuxkit\n"
+        );
+        let load = text(&img, "proc/loadavg");
+        assert_eq!(load.split_whitespace().count(), 5);
+        assert_eq!(load.split_whitespace().nth(2), Some("0.03"));
+        let cpus = text(&img, "proc/cpuinfo");
+        assert_eq!(cpus.matches("processor\t:").count(), 4, "nproc says 4");
+        let mem = text(&img, "proc/meminfo");
+        let kb = |k: &str| -> u64 {
+            mem.lines()
+                .find(|l| l.starts_with(&format!("{k}:")))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        // procps 3.3.17 and 4.x agree on `used` only when this holds (see `proc::MEMINFO`).
+        assert_eq!(
+            kb("MemAvailable"),
+            kb("MemFree") + kb("Buffers") + kb("Cached") + kb("SReclaimable")
+        );
+        let mounts = text(&img, "proc/self/mounts");
+        assert!(mounts.starts_with("overlay / overlay "));
+        assert_eq!(
+            img.get("etc/mtab").unwrap().kind,
+            EntryKind::Symlink("../proc/self/mounts".into())
+        );
+    }
+
+    /// Ubuntu 22.04.2 release files.
+    #[test]
+    fn release_files() {
+        let img = base_system(&[]);
+        assert_eq!(text(&img, "etc/debian_version"), "bookworm/sid\n");
+        assert!(text(&img, "etc/lsb-release").contains("DISTRIB_CODENAME=jammy\n"));
+        assert!(text(&img, "etc/shells").lines().any(|l| l == "/bin/bash"));
+        assert!(text(&img, "etc/resolv.conf").contains("nameserver 192.168.65.7\n"));
+        assert_eq!(
+            img.get("etc/os-release").unwrap().kind,
+            EntryKind::Symlink("../usr/lib/os-release".into())
+        );
     }
 
     #[test]

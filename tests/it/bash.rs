@@ -382,3 +382,35 @@ fn deep_directory_loops_are_stopped_at_the_nesting_limit() {
     ep.env.reset(0).unwrap();
     ep.step("ls /tmp | wc -l").observes("0\n");
 }
+
+/// What agents read about the machine is what upstream's agents read (ubuntu:22.04 under
+/// Docker Desktop): the 20 accounts of its `/etc/passwd`, `df -h` on any path giving the
+/// overlay root as logged (`df -h /workspace` in fs_3 runs), the LinuxKit kernel, 4
+/// processors, no logged-in users, the top-level directories of `ls /`.
+#[test]
+fn the_base_system_is_upstreams_machine() {
+    let mut ep = TestEpisode::fixture(0);
+    ep.step("cat /etc/passwd | wc -l").observes("20\n");
+    ep.step("cut -d: -f1 /etc/group | sort | head -n 3")
+        .observes("_ssh\nadm\naudio\n");
+    ep.step("df -h /project").observes(
+        "Filesystem      Size  Used Avail Use% Mounted on\n\
+         overlay          59G   37G   19G  67% /\n",
+    );
+    ep.step("df . | tail -1 | awk '{print $1}'")
+        .observes("overlay\n");
+    ep.step("uname -r; uname -m; arch; nproc; hostname; cat /proc/sys/kernel/hostname")
+        .observes("5.15.49-linuxkit\naarch64\naarch64\n4\n4d01390b86bf\n4d01390b86bf\n");
+    ep.step("who | wc -l; users; w | head -n 1 | awk '{print $NF}'; uptime | awk '{print $10}'")
+        .observes("0\n0.03\n0.03\n");
+    ep.step("free | awk 'NR==2 {print $2}'")
+        .observes("8039440\n");
+    ep.step("logname; tty")
+        .observes("logname: no login name\nnot a tty\n")
+        .exit(1);
+    ep.step("ls / | tr '\\n' ' '").observes(
+        "bin boot dev etc home lib media opt proc project root run sbin srv sys tmp usr var ",
+    );
+    ep.step("grep $(hostname) /etc/hosts | awk '{print $1}'")
+        .observes("172.17.0.2\n");
+}

@@ -11,7 +11,7 @@
 //! `readdir` order; output order and which of several hard links is listed follow from that.
 
 use crate::common::getopt::{self, Config, OptSpec};
-use crate::common::human::human_ceil;
+use crate::common::human::{human_ceil, parse_block_size, si_ceil};
 use crate::common::io::{prog, run_main, write_failed};
 use crate::common::{Io, glob, sys};
 use std::collections::HashSet;
@@ -98,63 +98,6 @@ struct Du<'a, 'b> {
     seen: HashSet<(u64, u64)>,
     status: i32,
     write_error: Option<std::io::Error>,
-}
-
-/// Parses a `--block-size` value: `1K`, `M`, `1024`, `KB` (powers of 1000), `MiB`.
-fn parse_block_size(s: &str) -> Option<(u64, String)> {
-    let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, suffix) = s.split_at(digits_end);
-    let n: u64 = if num.is_empty() { 1 } else { num.parse().ok()? };
-    let mult: u64 = match suffix {
-        "" => 1,
-        "K" | "k" | "KiB" => 1 << 10,
-        "M" | "MiB" => 1 << 20,
-        "G" | "GiB" => 1 << 30,
-        "T" | "TiB" => 1 << 40,
-        "KB" | "kB" => 1000,
-        "MB" => 1_000_000,
-        "GB" => 1_000_000_000,
-        "TB" => 1_000_000_000_000,
-        _ => return None,
-    };
-    if n == 0 {
-        return None;
-    }
-    // A size written without digits prints its unit after each number.
-    let shown = if num.is_empty() {
-        suffix.to_string()
-    } else {
-        String::new()
-    };
-    Some((n * mult, shown))
-}
-
-/// `--si`: powers of 1000, rounded up, one decimal below 10, lowercase `k`.
-fn si_ceil(bytes: u64) -> String {
-    const UNITS: [char; 6] = ['k', 'M', 'G', 'T', 'P', 'E'];
-    if bytes < 1000 {
-        return bytes.to_string();
-    }
-    let amount = u128::from(bytes);
-    let mut div = 1u128;
-    let mut exp = 0usize;
-    while amount >= div * 1000 && exp < UNITS.len() {
-        div *= 1000;
-        exp += 1;
-    }
-    loop {
-        let tenths = (amount * 10).div_ceil(div);
-        if tenths < 100 {
-            return format!("{}.{}{}", tenths / 10, tenths % 10, UNITS[exp - 1]);
-        }
-        let whole = amount.div_ceil(div);
-        if whole >= 1000 && exp < UNITS.len() {
-            div *= 1000;
-            exp += 1;
-            continue;
-        }
-        return format!("{whole}{}", UNITS[exp - 1]);
-    }
 }
 
 impl Du<'_, '_> {

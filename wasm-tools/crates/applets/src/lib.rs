@@ -12,10 +12,12 @@ pub mod chmod;
 pub mod cmp;
 pub mod column;
 pub mod dd;
+pub mod df;
 pub mod diff;
 pub mod du;
 pub mod file;
 pub mod find;
+pub mod free;
 pub mod grep;
 pub mod groups;
 pub mod gzip;
@@ -27,7 +29,9 @@ pub mod mktemp;
 pub mod more;
 pub mod net;
 pub mod owner;
+pub mod printenv;
 pub mod rev;
+pub mod session;
 pub mod stat;
 pub mod sync;
 pub mod sysinfo;
@@ -55,6 +59,7 @@ macro_rules! applets {
 }
 
 applets! {
+    "arch" => sysinfo::arch_main,
     "awk" => awk::main,
     "cal" => cal::main,
     "chgrp" => owner::chgrp_main,
@@ -64,6 +69,7 @@ applets! {
     "column" => column::main,
     "curl" => net::curl::main,
     "dd" => dd::main,
+    "df" => df::main,
     "diff" => diff::main,
     "dig" => net::dns::dig_main,
     "dir" => ls::dir_main,
@@ -72,6 +78,7 @@ applets! {
     "fgrep" => grep::fgrep_main,
     "file" => file::main,
     "find" => find::main,
+    "free" => free::main,
     "gawk" => awk::main,
     "getent" => net::getent::main,
     "grep" => grep::main,
@@ -85,6 +92,7 @@ applets! {
     "install" => install::main,
     "less" => more::main,
     "ln" => ln::main,
+    "logname" => session::logname_main,
     "ls" => ls::main,
     "mawk" => awk::main,
     "mktemp" => mktemp::main,
@@ -93,14 +101,20 @@ applets! {
     "nproc" => sysinfo::nproc_main,
     "nslookup" => net::dns::nslookup_main,
     "ping" => net::ping::main,
+    "printenv" => printenv::main,
     "rev" => rev::main,
     "stat" => stat::main,
     "stty" => terminal::stty_main,
     "sync" => sync::main,
     "tar" => tar::main,
     "tree" => tree::main,
+    "tty" => session::tty_main,
     "uname" => sysinfo::uname_main,
+    "uptime" => session::uptime_main,
+    "users" => session::users_main,
     "vdir" => ls::vdir_main,
+    "w" => session::w_main,
+    "who" => session::who_main,
     "whoami" => sysinfo::whoami_main,
     "xargs" => xargs::main,
     "zcat" => gzip::main,

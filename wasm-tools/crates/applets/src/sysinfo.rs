@@ -1,10 +1,14 @@
 //! Identity of the (pretend) machine: `uname`, `hostname`, `whoami`, `id`, `nproc`.
 //!
-//! The sandbox answers like upstream's container: Ubuntu 22.04 on x86_64, everything running
-//! as root, the host name from `/etc/hostname` (the host writes it). The kernel strings are
-//! those of Docker Desktop's LinuxKit kernel, which matches the one thing upstream's logs
-//! show (`uname -v | grep -o '#[0-9]\+'` → `#1`). `uname -p`/`-i` say `x86_64` as Ubuntu's
-//! patched coreutils do. `nproc` says 1: the sandbox runs one command at a time.
+//! The sandbox answers like upstream's container: Ubuntu 22.04 under Docker Desktop on an
+//! Apple-silicon Mac, everything running as root, the host name from `/etc/hostname` (the host
+//! writes it). From upstream's logs: `uname -r` → `5.15.49-linuxkit` (fs_4, several models),
+//! `uname -v | grep -o '#[0-9]\+'` → `#1` (fs_4 #0's gold), bash's `HOSTTYPE=aarch64` (gpt-3.5
+//! fs_4 #17, `set | grep`) and, in the same runs, `ls /` without the `lib32`/`lib64` links an
+//! x86_64 image has; `xargs -p $(nproc)` echoed `4` (gpt-4 fs_1 #11). `uname -p`/`-i` repeat the
+//! machine as Ubuntu's patched coreutils do. `nproc` says 4 although the sandbox runs one
+//! command at a time: it is a fact of the machine agents read, and `xargs -P` accepts any
+//! number.
 
 use crate::common::io::{prog, run_main};
 use crate::common::{Io, sys};
@@ -12,7 +16,9 @@ use std::ffi::OsString;
 
 pub const KERNEL_RELEASE: &str = "5.15.49-linuxkit";
 pub const KERNEL_VERSION: &str = "#1 SMP PREEMPT Tue Sep 13 07:51:46 UTC 2022";
-pub const MACHINE: &str = "x86_64";
+pub const MACHINE: &str = "aarch64";
+/// Processors `nproc` and `/proc/cpuinfo` report.
+pub const PROCESSORS: u64 = 4;
 
 pub fn uname_main(args: Vec<OsString>) -> i32 {
     run_main(args, uname)
@@ -28,6 +34,35 @@ pub fn id_main(args: Vec<OsString>) -> i32 {
 }
 pub fn nproc_main(args: Vec<OsString>) -> i32 {
     run_main(args, nproc)
+}
+pub fn arch_main(args: Vec<OsString>) -> i32 {
+    run_main(args, arch)
+}
+
+/// `arch`: `uname -m`.
+pub fn arch(args: &[String], io: &mut Io) -> i32 {
+    let prog = prog(args, "arch");
+    match args.get(1).map(String::as_str) {
+        None => {
+            let _ = writeln!(io.out, "{MACHINE}");
+            0
+        }
+        Some("--version") => {
+            let _ = writeln!(io.out, "arch (GNU coreutils) 8.32");
+            0
+        }
+        Some("--help") => {
+            let _ = writeln!(io.out, "Usage: {prog} [OPTION]...");
+            0
+        }
+        Some(a) if a.starts_with("--") => {
+            try_help(io, &prog, &format!("unrecognized option '{a}'"))
+        }
+        Some(a) if a.starts_with('-') && a.len() > 1 => {
+            try_help(io, &prog, &format!("invalid option -- '{}'", &a[1..2]))
+        }
+        Some(a) => try_help(io, &prog, &format!("extra operand '{a}'")),
+    }
 }
 
 fn try_help(io: &mut Io, prog: &str, msg: &str) -> i32 {
@@ -319,7 +354,7 @@ pub fn nproc(args: &[String], io: &mut Io) -> i32 {
             }
         }
     }
-    let n = 1u64.saturating_sub(ignore).max(1);
+    let n = PROCESSORS.saturating_sub(ignore).max(1);
     let _ = writeln!(io.out, "{n}");
     0
 }
@@ -336,13 +371,16 @@ mod tests {
     #[test]
     fn uname_fields() {
         assert_eq!(call(uname, &["uname"]).1, "Linux\n");
-        assert_eq!(call(uname, &["uname", "-sm"]).1, "Linux x86_64\n");
+        assert_eq!(call(uname, &["uname", "-sm"]).1, "Linux aarch64\n");
+        // Logged: `uname -r` → 5.15.49-linuxkit (fs_4, multiturn runs).
+        assert_eq!(call(uname, &["uname", "-r"]).1, "5.15.49-linuxkit\n");
+        assert_eq!(call(arch, &["arch"]).1, "aarch64\n");
         assert_eq!(
             call(uname, &["uname", "-v"]).1,
             format!("{KERNEL_VERSION}\n")
         );
         let all = call(uname, &["uname", "-a"]).1;
-        assert!(all.starts_with("Linux ") && all.ends_with(" x86_64 x86_64 x86_64 GNU/Linux\n"));
+        assert!(all.starts_with("Linux ") && all.ends_with(" aarch64 aarch64 aarch64 GNU/Linux\n"));
         assert_eq!(call(uname, &["uname", "-q"]).0, 1);
     }
 
@@ -366,8 +404,9 @@ mod tests {
     }
 
     #[test]
-    fn nproc_is_one() {
-        assert_eq!(call(nproc, &["nproc"]).1, "1\n");
-        assert_eq!(call(nproc, &["nproc", "--all"]).1, "1\n");
+    fn nproc_is_four() {
+        assert_eq!(call(nproc, &["nproc"]).1, "4\n");
+        assert_eq!(call(nproc, &["nproc", "--all"]).1, "4\n");
+        assert_eq!(call(nproc, &["nproc", "--ignore=3"]).1, "1\n");
     }
 }

@@ -1345,4 +1345,3 @@ fn bash_bucket(name: &str) -> u32 {
     });
     hash & 1023
 }
-

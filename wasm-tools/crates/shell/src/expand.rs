@@ -1007,15 +1007,17 @@ fn unescape_backquoted(s: &str) -> String {
 /// The text inside `${...}` when the parser left one unread: it then hands back a `$` and
 /// the braces as two plain text pieces.
 fn unparsed_braces(pieces: &[WordPieceWithSource]) -> Option<&str> {
-    pieces.windows(2).find_map(|pair| match (&pair[0].piece, &pair[1].piece) {
-        (WordPiece::Text(dollar), WordPiece::Text(rest))
-            if dollar.ends_with('$') && !dollar.ends_with("\\$") && rest.starts_with('{') =>
-        {
-            let end = rest.find('}').unwrap_or(rest.len());
-            Some(&rest[1..end])
-        }
-        _ => None,
-    })
+    pieces
+        .windows(2)
+        .find_map(|pair| match (&pair[0].piece, &pair[1].piece) {
+            (WordPiece::Text(dollar), WordPiece::Text(rest))
+                if dollar.ends_with('$') && !dollar.ends_with("\\$") && rest.starts_with('{') =>
+            {
+                let end = rest.find('}').unwrap_or(rest.len());
+                Some(&rest[1..end])
+            }
+            _ => None,
+        })
 }
 
 /// A variable name or a positional parameter's number.
