@@ -15,6 +15,7 @@ pub mod dd;
 pub mod df;
 pub mod diff;
 pub mod du;
+pub mod env;
 pub mod file;
 pub mod find;
 pub mod free;
@@ -75,6 +76,7 @@ applets! {
     "dir" => ls::dir_main,
     "du" => du::main,
     "egrep" => grep::egrep_main,
+    "env" => env::main,
     "fgrep" => grep::fgrep_main,
     "file" => file::main,
     "find" => find::main,

@@ -25,7 +25,6 @@ pub const UUTILS: &[(&str, UuMain)] = &[
     ("split", uu_split::uumain),
     ("seq", uu_seq::uumain),
     ("printf", uu_printf::uumain),
-    ("env", uu_env::uumain),
     ("readlink", uu_readlink::uumain),
     ("realpath", uu_realpath::uumain),
     ("true", uu_true::uumain),

@@ -28,8 +28,11 @@ enum Resolved {
 
 impl Shell {
     pub fn run_program(&mut self, program: &ast::Program) -> i32 {
-        for cc in &program.complete_commands {
-            self.run_list(cc);
+        // Only the script bash was started with ends in a command run in bash's own place.
+        let tail_allowed = std::mem::take(&mut self.oneshot_allowed);
+        let n = program.complete_commands.len();
+        for (i, cc) in program.complete_commands.iter().enumerate() {
+            self.run_list_at(cc, tail_allowed && i + 1 == n);
             if self.flow != Flow::Normal {
                 break;
             }
@@ -38,12 +41,18 @@ impl Shell {
     }
 
     pub fn run_list(&mut self, list: &ast::CompoundList) -> i32 {
-        for item in &list.0 {
+        self.run_list_at(list, false)
+    }
+
+    /// `tail`: this list ends the script, so its last command is the script's last.
+    fn run_list_at(&mut self, list: &ast::CompoundList, tail: bool) -> i32 {
+        let n = list.0.len();
+        for (i, item) in list.0.iter().enumerate() {
             let ast::CompoundListItem(and_or, sep) = item;
             if matches!(sep, ast::SeparatorOperator::Async) {
                 self.run_background(and_or);
             } else {
-                self.run_and_or(and_or);
+                self.run_and_or(and_or, tail && i + 1 == n);
             }
             if self.flow != Flow::Normal {
                 break;
@@ -72,12 +81,12 @@ impl Shell {
         }
     }
 
-    fn run_and_or(&mut self, ao: &ast::AndOrList) -> i32 {
+    fn run_and_or(&mut self, ao: &ast::AndOrList, tail: bool) -> i32 {
         let has_more = !ao.additional.is_empty();
         if has_more {
             self.errexit_suppressed += 1;
         }
-        let mut status = self.run_pipeline(&ao.first);
+        let mut status = self.run_pipeline_at(&ao.first, tail && !has_more);
         for (i, next) in ao.additional.iter().enumerate() {
             if self.flow != Flow::Normal {
                 break;
@@ -87,8 +96,8 @@ impl Shell {
                 self.errexit_suppressed -= 1;
             }
             match next {
-                ast::AndOr::And(p) if status == 0 => status = self.run_pipeline(p),
-                ast::AndOr::Or(p) if status != 0 => status = self.run_pipeline(p),
+                ast::AndOr::And(p) if status == 0 => status = self.run_pipeline_at(p, tail && last),
+                ast::AndOr::Or(p) if status != 0 => status = self.run_pipeline_at(p, tail && last),
                 _ => {}
             }
         }
@@ -113,12 +122,16 @@ impl Shell {
         }
     }
 
-    fn run_pipeline(&mut self, p: &ast::Pipeline) -> i32 {
+    /// `tail`: the pipeline is the script's last; a lone simple command there is one bash
+    /// runs in its own place (see [`Shell::oneshot`]).
+    fn run_pipeline_at(&mut self, p: &ast::Pipeline, tail: bool) -> i32 {
         if p.bang {
             self.errexit_suppressed += 1;
         }
         let status = if p.seq.len() == 1 {
+            self.oneshot = tail && !p.bang && matches!(p.seq[0], Command::Simple(_));
             let s = self.run_command(&p.seq[0]);
+            self.oneshot = false;
             self.pipestatus = vec![s];
             s
         } else {
@@ -771,6 +784,8 @@ impl Shell {
         argv: &[String],
         assignments: &[AssignValue],
     ) -> i32 {
+        // The function's own commands are not the script's last.
+        self.oneshot = false;
         if self.func_depth >= MAX_DEPTH {
             self.error(&format!(
                 "{}: maximum function nesting level exceeded ({MAX_DEPTH})",

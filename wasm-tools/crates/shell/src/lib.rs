@@ -72,25 +72,6 @@ pub fn parse(text: &str) -> Result<brush_parser::ast::Program, String> {
     })
 }
 
-/// Whether a script is a single simple command (no list, pipeline or compound command).
-fn is_one_simple_command(text: &str) -> bool {
-    use brush_parser::ast::Command;
-    let Ok(program) = parse(text) else {
-        return false;
-    };
-    let [complete] = program.complete_commands.as_slice() else {
-        return false;
-    };
-    let [item] = complete.0.as_slice() else {
-        return false;
-    };
-    let and_or = &item.0;
-    matches!(item.1, brush_parser::ast::SeparatorOperator::Sequence)
-        && and_or.additional.is_empty()
-        && !and_or.first.bang
-        && matches!(and_or.first.seq.as_slice(), [Command::Simple(_)])
-}
-
 /// Whether the script's last token is a redirection operator (`cmd >`, `cat <<`, `x <y>`).
 fn ends_with_redirection(text: &str) -> bool {
     let t = text.trim_end();
@@ -218,7 +199,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
     }
     let status = match script {
         Some(text) => {
-            shell.oneshot = is_one_simple_command(&text);
+            shell.oneshot_allowed = true;
             if let Some(name) = args.get(i) {
                 shell.name = name.clone();
                 // A subshell's positional parameters come with its prelude.

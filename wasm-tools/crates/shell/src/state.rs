@@ -97,9 +97,12 @@ pub struct Shell {
     /// Set while running the condition of if/while/&&/|| where `set -e` does not apply.
     pub errexit_suppressed: usize,
     pub in_subshell: bool,
-    /// The script is one simple command: bash runs an external one in place of itself
-    /// (no fork), and lowers `SHLVL` for it as `exec` would.
+    /// The simple command about to run is the last of the script bash was started with: an
+    /// external one runs in bash's place (no fork) and sees `SHLVL` lowered, as after `exec`.
     pub oneshot: bool,
+    /// Set for the script text bash was started with (`-c`, or a subshell's script), taken by
+    /// the first [`Shell::run_program`].
+    pub oneshot_allowed: bool,
     /// Temporary files of `<( )` to remove after the command.
     pub pending_cleanup: Vec<String>,
     /// `>( )` readers to run after the command: (file, command text).
@@ -156,6 +159,7 @@ impl Shell {
             pending_cleanup: Vec::new(),
             pending_writers: Vec::new(),
             oneshot: false,
+            oneshot_allowed: false,
         };
         for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1"), ("PS4", "+ ")] {
             if sh.get_var(k).is_none() {

@@ -74,6 +74,33 @@ pub fn run(
     stdin_null: bool,
     out: &mut dyn Write,
 ) -> Result<i32, StartError> {
+    start(argv, cwd, stdin_null, None, out)
+}
+
+/// [`run`] with the environment given instead of ours (`env`, `timeout`-like runners). A plain
+/// name must be a program of the machine (`/usr/bin/NAME`), as `execvp` would find it.
+pub fn run_in_env(
+    argv: &[String],
+    cwd: Option<&str>,
+    env: Vec<(String, String)>,
+    out: &mut dyn Write,
+) -> Result<i32, StartError> {
+    if let Some(name) = argv.first()
+        && !name.contains('/')
+        && (name.is_empty() || hostcalls::stat(&format!("/usr/bin/{name}"), true).is_err())
+    {
+        return Err(StartError::NotFound);
+    }
+    start(argv, cwd, false, Some(env), out)
+}
+
+fn start(
+    argv: &[String],
+    cwd: Option<&str>,
+    stdin_null: bool,
+    env: Option<Vec<(String, String)>>,
+    out: &mut dyn Write,
+) -> Result<i32, StartError> {
     let Some(prog) = argv.first() else {
         return Err(StartError::NotFound);
     };
@@ -92,8 +119,12 @@ pub fn run(
         }
         None => current_dir(),
     };
-    let mut env: Vec<(String, String)> = std::env::vars().filter(|(k, _)| k != "PWD").collect();
-    env.push(("PWD".to_string(), cwd.clone()));
+    let mut env = env.unwrap_or_else(|| std::env::vars().collect());
+    // The child's PWD is where it starts; it keeps its place in the environment.
+    match env.iter_mut().find(|(k, _)| k == "PWD") {
+        Some((_, v)) => v.clone_from(&cwd),
+        None => env.push(("PWD".to_string(), cwd.clone())),
+    }
     let mut full = Vec::with_capacity(argv.len());
     full.push(resolved);
     full.extend(argv[1..].iter().cloned());
