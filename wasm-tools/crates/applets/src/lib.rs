@@ -17,15 +17,20 @@ pub mod file;
 pub mod find;
 pub mod grep;
 pub mod gzip;
+pub mod killall;
 pub mod ln;
 pub mod ls;
 pub mod mktemp;
 pub mod more;
+pub mod procps;
+pub mod pstree;
 pub mod rev;
 pub mod stat;
 pub mod sysinfo;
 pub mod tar;
+pub mod timeout;
 pub mod tree;
+pub mod wrappers;
 pub mod xargs;
 pub mod xxd;
 
@@ -65,16 +70,25 @@ applets! {
     "gzip" => gzip::main,
     "hostname" => sysinfo::hostname_main,
     "id" => sysinfo::id_main,
+    "killall" => killall::main,
     "less" => more::main,
     "ln" => ln::main,
     "ls" => ls::main,
     "mawk" => awk::main,
     "mktemp" => mktemp::main,
     "more" => more::main,
+    "nice" => wrappers::nice_main,
+    "nohup" => wrappers::nohup_main,
     "nproc" => sysinfo::nproc_main,
+    "pgrep" => procps::pgrep::pgrep_main,
+    "pkill" => procps::pgrep::pkill_main,
+    "ps" => procps::ps::main,
+    "pstree" => pstree::main,
     "rev" => rev::main,
     "stat" => stat::main,
+    "stdbuf" => wrappers::stdbuf_main,
     "tar" => tar::main,
+    "timeout" => timeout::main,
     "tree" => tree::main,
     "uname" => sysinfo::uname_main,
     "whoami" => sysinfo::whoami_main,

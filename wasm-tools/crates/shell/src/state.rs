@@ -90,7 +90,7 @@ pub struct Shell {
     pub line_base: usize,
     pub pid: u32,
     pub last_bg_pid: Option<u32>,
-    pub background: Vec<u32>,
+    pub background: Vec<crate::jobs::Job>,
     pub func_depth: usize,
     pub subst_depth: usize,
     pub temp_counter: u32,

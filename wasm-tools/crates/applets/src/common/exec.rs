@@ -74,6 +74,17 @@ pub fn run(
     stdin_null: bool,
     out: &mut dyn Write,
 ) -> Result<i32, StartError> {
+    let pid = start(argv, cwd, stdin_null, out)?;
+    hostcalls::wait(pid).map_err(StartError::NotExecutable)
+}
+
+/// Starts `argv` like [`run`] and returns its pid without waiting (`timeout` watches it).
+pub fn start(
+    argv: &[String],
+    cwd: Option<&str>,
+    stdin_null: bool,
+    out: &mut dyn Write,
+) -> Result<hostcalls::Pid, StartError> {
     let Some(prog) = argv.first() else {
         return Err(StartError::NotFound);
     };
@@ -113,11 +124,10 @@ pub fn run(
         // The child holds its own duplicate.
         let _ = hostcalls::close(h);
     }
-    let pid = spawned.map_err(|e| match e.kind() {
+    spawned.map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => StartError::NotFound,
         _ => StartError::NotExecutable(e),
-    })?;
-    hostcalls::wait(pid).map_err(StartError::NotExecutable)
+    })
 }
 
 #[cfg(test)]
