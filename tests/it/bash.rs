@@ -363,7 +363,10 @@ fn an_actions_processes_share_one_memory_budget() {
     ep.step(&format!(
         "for i in 1 2 3; do {hog} 2>/dev/null & done; wait"
     ));
-    assert_eq!(ep.output().matches("ok").count(), 1, "{}", ep.output());
+    // (The two that ran out are reported as bash reports jobs a signal ended; their text
+    // holds "ok" too, hence whole lines.)
+    let oks = ep.output().lines().filter(|l| *l == "ok").count();
+    assert_eq!(oks, 1, "{}", ep.output());
     ep.step(&format!("{hog}; {hog}")).observes("ok\nok\n");
 }
 
@@ -449,12 +452,17 @@ fn ps_and_pgrep_errors_read_as_upstreams() {
 #[test]
 fn background_jobs_can_be_listed_and_signalled() {
     let mut ep = TestEpisode::fixture(0);
-    let started = Instant::now();
     ep.step("sleep 5 & pgrep sleep").observes("3\n").exit(0);
     ep.step("sleep 5 & pgrep -l sleep; pgrep -a sleep")
         .observes("3 sleep\n3 sleep 5\n");
+    // The killed sleep ends at once, not after its 5 s.
+    let started = Instant::now();
     ep.step("sleep 5 & kill $!; wait $!; echo $?")
         .observes("143\n");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "kill did not end the sleep"
+    );
     // KILL is reported when the job is reaped; TERM and INT are not (bash's rules).
     ep.step("sleep 5 & kill -9 $!; wait $!; echo $?")
         .observes("/bin/bash: line 1:     3 Killed                  sleep 5\n137\n");
@@ -475,17 +483,18 @@ fn background_jobs_can_be_listed_and_signalled() {
         .observes("KILL\nTERM\n15\n");
     ep.step("kill -0 1 && echo init is there")
         .observes("init is there\n");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "signals did not end the sleeps"
-    );
 }
 
 #[test]
 fn timeout_and_the_command_wrappers() {
     let mut ep = TestEpisode::fixture(0);
+    // The timed-out sleep ends after 0.2 s, not after its 5 s.
     let started = Instant::now();
     ep.step("timeout 0.2 sleep 5; echo $?").observes("124\n");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the timeout did not fire"
+    );
     ep.step("timeout --preserve-status 0.2 sleep 5; echo $?")
         .observes("143\n");
     ep.step("timeout -s KILL 0.2 sleep 5; echo $?")
@@ -501,10 +510,6 @@ fn timeout_and_the_command_wrappers() {
             "timeout: invalid time interval 'x'\nTry 'timeout --help' for more information.\n",
         )
         .exit(125);
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "timeouts did not fire"
-    );
     ep.step("nohup echo hi").observes("hi\n").exit(0);
     ep.step("nice").observes("0\n");
     ep.step("nice -n 10 echo low").observes("low\n");

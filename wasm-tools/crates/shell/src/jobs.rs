@@ -89,7 +89,10 @@ impl Shell {
         let jobs = std::mem::take(&mut self.background);
         for job in jobs {
             match hostcalls::wait_timeout(job.pid, std::time::Duration::ZERO) {
-                Ok(Some(status)) => self.report_job_end(&job, status),
+                Ok(Some(status)) => {
+                    self.report_job_end(&job, status);
+                    self.reaped.push((job.pid, status));
+                }
                 Ok(None) => self.background.push(job),
                 Err(_) => {}
             }
@@ -117,6 +120,7 @@ impl Shell {
                 self.report_job_end(&job, status);
             }
             let _ = status;
+            self.reaped.clear();
             return 0;
         }
         let mut status = 0;
@@ -140,6 +144,10 @@ impl Shell {
                     }
                 }
             };
+            if let Some(k) = self.reaped.iter().position(|(p, _)| *p == pid) {
+                status = self.reaped.remove(k).1;
+                continue;
+            }
             let job = self.background.iter().position(|j| j.pid == pid);
             match hostcalls::wait(pid) {
                 Ok(s) => {
