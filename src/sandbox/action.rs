@@ -3,6 +3,7 @@
 
 use super::limits::Limits;
 use super::process::{self, ProcessSpec};
+use super::proctable::{self, ProcInfo};
 use super::program::{Program, Programs};
 use super::{Shared, SharedClock};
 use std::collections::HashMap;
@@ -26,7 +27,10 @@ pub(crate) struct ActionState {
     pub live: AtomicU32,
     pub started: AtomicU32,
     next_pid: AtomicU32,
-    children: Mutex<HashMap<u32, JoinHandle<i32>>>,
+    /// Every process not yet waited for: its thread and what `ps` shows of it.
+    children: Mutex<HashMap<u32, Child>>,
+    /// Wall-clock time the action began (the synthetic init's start time).
+    started_at: Duration,
     /// Lets `sleep` wait on something cancellation can wake.
     pub wakeup: (Mutex<()>, Condvar),
     /// Commands served by other modules.
@@ -45,9 +49,51 @@ impl ActionState {
         self.wakeup.1.notify_all();
     }
 
-    /// Sleeps until `deadline`; false when the action was cancelled first.
-    pub fn sleep_until(&self, deadline: Instant) -> bool {
-        super::poll::sleep_until(&self.wakeup, &self.cancelled, deadline)
+    /// Sleeps until `deadline` for process `me`; false when the action was cancelled or a
+    /// signal ended `me` first.
+    pub fn sleep_for_process(&self, me: &ProcInfo, deadline: Instant) -> bool {
+        super::poll::sleep_until_unless(&self.wakeup, deadline, || {
+            self.cancelled.load(Ordering::SeqCst) || me.killed_by().is_some()
+        })
+    }
+
+    /// Wakes every process sleeping or waiting in the host, to look at its state again.
+    fn wake_all(&self) {
+        let _guard = self.wakeup.0.lock();
+        self.wakeup.1.notify_all();
+    }
+
+    /// The wall-clock time processes see (the pinned clock when the episode has one).
+    fn wall_now(&self) -> Duration {
+        wall_clock_now(self.clock.as_ref())
+    }
+
+    /// The process table as `caller` sees it (see [`proctable`]).
+    pub fn process_table(&self, caller: u32) -> ::hostcalls::ProcTable {
+        let children = self.children.lock().unwrap_or_else(|e| e.into_inner());
+        proctable::snapshot(caller, children.values().map(|c| &*c.info), self.started_at)
+    }
+
+    /// Sends `sig` to `pid`; `Err(())` when no such process is running. Init (pid 1) takes
+    /// every signal and ignores it, as a container's init does for signals it has no handler
+    /// for.
+    pub fn signal(&self, pid: u32, sig: i32) -> Result<(), ()> {
+        if pid == ::hostcalls::proc::INIT_PID {
+            return Ok(());
+        }
+        let info = {
+            let children = self.children.lock().unwrap_or_else(|e| e.into_inner());
+            children.get(&pid).map(|c| c.info.clone()).ok_or(())?
+        };
+        if info.has_ended() {
+            // A zombie: the signal is accepted and changes nothing.
+            return Ok(());
+        }
+        info.deliver(sig);
+        if info.killed_by().is_some() {
+            self.wake_all();
+        }
+        Ok(())
     }
 
     /// Takes `bytes` from the action's memory budget; false (nothing taken) when it would
@@ -70,14 +116,19 @@ impl ActionState {
     }
 
     /// Runs a process of `program`, loading its module first if this is its first run.
-    fn run_program(self: &Arc<Self>, program: &Program, spec: ProcessSpec) -> i32 {
+    fn run_program(
+        self: &Arc<Self>,
+        program: &Program,
+        spec: ProcessSpec,
+        me: Arc<ProcInfo>,
+    ) -> i32 {
         let started = Instant::now();
         let linked = program.shared();
         let took = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         // Processes waiting for the same load overlap: the longest wait is the time lost.
         self.excused_ns.fetch_max(took, Ordering::SeqCst);
         match linked {
-            Ok(shared) => process::run(&shared, self, spec),
+            Ok(shared) => process::run(&shared, self, spec, me),
             Err(e) => {
                 use std::io::Write;
                 let _ = writeln!(&spec.stdio[2], "{}: cannot start: {e}", program.name());
@@ -118,26 +169,39 @@ impl ActionState {
             Some(_) => Program::THREAD_STACK,
             None => 1 << 20,
         };
+        // Held until the record is in: the new process may list the table at once and must
+        // find itself there.
+        let mut children = self.children.lock().unwrap_or_else(|e| e.into_inner());
+        let shown_argv = match spec.argv.get(1).map(String::as_str) {
+            // Our stand-in for fork: show the parent's command line, as a forked bash does.
+            Some("--intercode-subshell") => children
+                .get(&spec.parent)
+                .map(|c| c.info.argv.clone())
+                .unwrap_or_else(|| spec.argv.clone()),
+            _ => spec.argv.clone(),
+        };
+        let info = Arc::new(ProcInfo::new(pid, spec.parent, shown_argv, self.wall_now()));
+        let me = info.clone();
         let handle = std::thread::Builder::new()
             .name(format!("guest-{pid}"))
             .stack_size(stack)
             .spawn(move || {
                 let code = match program {
-                    Some(p) => action.run_program(&p, spec),
-                    None => process::run(&shared, &action, spec),
+                    Some(p) => action.run_program(&p, spec, me.clone()),
+                    None => process::run(&shared, &action, spec, me.clone()),
                 };
+                me.mark_ended();
                 action.live.fetch_sub(1, Ordering::SeqCst);
+                // A parent may be waiting for this process in the host.
+                action.wake_all();
                 if let Some(tx) = on_exit {
                     let _ = tx.send(code);
                 }
                 code
             });
         match handle {
-            Ok(h) => {
-                self.children
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(pid, h);
+            Ok(handle) => {
+                children.insert(pid, Child { handle, info });
                 Ok(pid)
             }
             Err(_) => {
@@ -147,14 +211,53 @@ impl ActionState {
         }
     }
 
-    /// Waits for a process started by [`ActionState::spawn`].
-    pub fn wait(&self, pid: u32) -> Option<i32> {
-        let handle = self
+    /// Waits for a process started by [`ActionState::spawn`] on behalf of `waiter`.
+    pub fn wait(&self, pid: u32, waiter: &ProcInfo) -> Result<i32, WaitFailed> {
+        self.wait_until(pid, waiter, None)
+    }
+
+    /// [`ActionState::wait`], giving up at `deadline` (`WaitFailed::StillRunning`).
+    pub fn wait_until(
+        &self,
+        pid: u32,
+        waiter: &ProcInfo,
+        deadline: Option<Instant>,
+    ) -> Result<i32, WaitFailed> {
+        let info = {
+            let children = self.children.lock().unwrap_or_else(|e| e.into_inner());
+            children.get(&pid).ok_or(WaitFailed::NoChild)?.info.clone()
+        };
+        {
+            let mut guard = self.wakeup.0.lock().unwrap_or_else(|e| e.into_inner());
+            // The exiting thread marks itself ended, then notifies under this lock: checked
+            // under the lock, no wake-up is missed (the timeout is only a safety net).
+            while !info.has_ended() {
+                if waiter.killed_by().is_some() || self.cancelled.load(Ordering::SeqCst) {
+                    return Err(WaitFailed::Interrupted);
+                }
+                let mut nap = Duration::from_millis(100);
+                if let Some(d) = deadline {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Err(WaitFailed::StillRunning);
+                    }
+                    nap = nap.min(d - now);
+                }
+                guard = self
+                    .wakeup
+                    .1
+                    .wait_timeout(guard, nap)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+        let child = self
             .children
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&pid)?;
-        Some(handle.join().unwrap_or(process::status::ABORTED))
+            .remove(&pid)
+            .ok_or(WaitFailed::NoChild)?;
+        Ok(child.handle.join().unwrap_or(process::status::ABORTED))
     }
 
     /// Joins every guest thread of the action, waiting until `deadline`; false when one is
@@ -167,7 +270,7 @@ impl ActionState {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .drain()
-                .map(|(_, h)| h)
+                .map(|(_, c)| c.handle)
                 .collect();
             if handles.is_empty() {
                 return all_ended;
@@ -188,6 +291,34 @@ impl ActionState {
             }
         }
     }
+}
+
+/// The pinned clock's time, or the host's when the episode has no pinned clock.
+fn wall_clock_now(clock: Option<&SharedClock>) -> Duration {
+    use wasmtime_wasi::HostWallClock;
+    match clock {
+        Some(c) => c.now(),
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default(),
+    }
+}
+
+/// A process's thread and its record in the process table.
+struct Child {
+    handle: JoinHandle<i32>,
+    info: Arc<ProcInfo>,
+}
+
+/// Why [`ActionState::wait`] returned without a status.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum WaitFailed {
+    /// No such child (never spawned, or already waited for).
+    NoChild,
+    /// The waiting process was signalled or the action cancelled: it must end now.
+    Interrupted,
+    /// The deadline passed first.
+    StillRunning,
 }
 
 /// A spawn refused because the action is over or a process limit was reached.
@@ -345,6 +476,7 @@ pub(crate) fn run_action(
     req: &RunRequest,
     limits: &Limits,
 ) -> crate::Result<RunOutcome> {
+    let started_at = wall_clock_now(clock.as_ref());
     let action = Arc::new(ActionState {
         root_path,
         root_dir,
@@ -355,6 +487,7 @@ pub(crate) fn run_action(
         started: AtomicU32::new(0),
         next_pid: AtomicU32::new(2),
         children: Mutex::new(HashMap::new()),
+        started_at,
         wakeup: (Mutex::new(()), Condvar::new()),
         programs: programs.clone(),
         memory_held: AtomicUsize::new(0),
@@ -391,6 +524,7 @@ pub(crate) fn run_action(
         cwd: req.cwd.clone(),
         stdio: [in_r, cap_w.try_clone()?, cap_w],
         extra,
+        parent: 0,
     };
     let (tx, rx) = std::sync::mpsc::channel();
     action.spawn_notify(shared, spec, Some(tx)).map_err(|_| {

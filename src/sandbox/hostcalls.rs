@@ -6,6 +6,7 @@
 //! (the guest resolves its cwd) and are opened beneath the episode root with cap-std, so `..`,
 //! absolute symlinks and symlinks leaving the root are refused by construction.
 
+use super::action::WaitFailed;
 use super::handles::HandleId;
 use super::process::{ProcState, ProcessSpec};
 use cap_std::fs::MetadataExt;
@@ -13,7 +14,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::time::Duration;
-use wasmtime::{Caller, Linker};
+use wasmtime::{Caller, Linker, Trap};
 
 /// WASI errno values (the guest's `io::Error` decodes these).
 mod errno {
@@ -35,6 +36,7 @@ mod errno {
     pub const PERM: i32 = 63;
     pub const PIPE: i32 = 64;
     pub const ROFS: i32 = 69;
+    pub const SRCH: i32 = 71;
     pub const XDEV: i32 = 75;
 }
 
@@ -203,6 +205,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                     cwd,
                     stdio: [a, b, c],
                     extra: Vec::new(),
+                    parent: state.me.pid,
                 };
                 let action = state.action.clone();
                 let shared = state.shared.clone();
@@ -216,13 +219,33 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
     linker.func_wrap(
         M,
         "wait",
-        |mut caller: C<'_>, pid: u32, status_out: u32| -> i32 {
+        |mut caller: C<'_>, pid: u32, status_out: u32| -> wasmtime::Result<i32> {
             let action = caller.data().action.clone();
-            let r = match action.wait(pid) {
-                Some(status) => write_bytes(&mut caller, status_out, &status.to_le_bytes()),
-                None => Err(errno::CHILD),
+            let me = caller.data().me.clone();
+            let r = match action.wait(pid, &me) {
+                Ok(status) => write_bytes(&mut caller, status_out, &status.to_le_bytes()),
+                Err(WaitFailed::NoChild | WaitFailed::StillRunning) => Err(errno::CHILD),
+                // The waiting process itself was killed: it ends here, not after its child.
+                Err(WaitFailed::Interrupted) => return Err(Trap::Interrupt.into()),
             };
-            code(r)
+            Ok(code(r))
+        },
+    )?;
+
+    linker.func_wrap(
+        M,
+        "wait_timeout",
+        |mut caller: C<'_>, pid: u32, ms: u64, status_out: u32| -> wasmtime::Result<i32> {
+            let action = caller.data().action.clone();
+            let me = caller.data().me.clone();
+            let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+            let r = match action.wait_until(pid, &me, Some(deadline)) {
+                Ok(status) => write_bytes(&mut caller, status_out, &status.to_le_bytes()),
+                Err(WaitFailed::NoChild) => Err(errno::CHILD),
+                Err(WaitFailed::StillRunning) => Err(errno::AGAIN),
+                Err(WaitFailed::Interrupted) => return Err(Trap::Interrupt.into()),
+            };
+            Ok(code(r))
         },
     )?;
 
@@ -439,14 +462,59 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         },
     )?;
 
-    linker.func_wrap(M, "sleep", |caller: C<'_>, ms: u64| -> i32 {
-        let deadline = std::time::Instant::now() + Duration::from_millis(ms);
-        if caller.data().action.sleep_until(deadline) {
-            0
-        } else {
-            errno::INTR
-        }
-    })?;
+    linker.func_wrap(
+        M,
+        "sleep",
+        |caller: C<'_>, ms: u64| -> wasmtime::Result<i32> {
+            let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+            let state = caller.data();
+            if state.action.sleep_for_process(&state.me, deadline) {
+                Ok(0)
+            } else if state.me.killed_by().is_some() {
+                // Killed while sleeping: the process ends now with 128 + the signal.
+                Err(Trap::Interrupt.into())
+            } else {
+                Ok(errno::INTR)
+            }
+        },
+    )?;
+
+    linker.func_wrap(
+        M,
+        "proc_list",
+        |mut caller: C<'_>, buf: u32, cap: u32, n_out: u32| -> i32 {
+            let r = (|| {
+                let state = caller.data();
+                let bytes = state.action.process_table(state.me.pid).encode();
+                // Too small a buffer gets only the size; the guest asks again.
+                if bytes.len() <= cap as usize {
+                    write_bytes(&mut caller, buf, &bytes)?;
+                }
+                let n = u32::try_from(bytes.len()).map_err(|_| errno::IO)?;
+                write_bytes(&mut caller, n_out, &n.to_le_bytes())
+            })();
+            code(r)
+        },
+    )?;
+
+    linker.func_wrap(
+        M,
+        "proc_signal",
+        |caller: C<'_>, pid: u32, sig: i32| -> wasmtime::Result<i32> {
+            if !(0..=::hostcalls::proc::signal::RTMAX).contains(&sig) {
+                return Ok(errno::INVAL);
+            }
+            let state = caller.data();
+            if state.action.signal(pid, sig).is_err() {
+                return Ok(errno::SRCH);
+            }
+            // A process that signals itself dies at once, as it would on Linux.
+            if pid == state.me.pid && state.me.killed_by().is_some() {
+                return Err(Trap::Interrupt.into());
+            }
+            Ok(0)
+        },
+    )?;
     Ok(())
 }
 

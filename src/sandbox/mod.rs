@@ -30,6 +30,7 @@ mod hostcalls;
 mod limits;
 mod poll;
 mod process;
+mod proctable;
 mod program;
 pub mod repl;
 mod stdio;

@@ -12,9 +12,19 @@ pub(crate) fn sleep_until(
     cancelled: &AtomicBool,
     deadline: Instant,
 ) -> bool {
+    sleep_until_unless(wake, deadline, || cancelled.load(Ordering::SeqCst))
+}
+
+/// Sleeps until `deadline` on `wake`; false as soon as `stop` holds (it is asked whenever
+/// `wake` is notified, so whoever makes it true must notify after).
+pub(crate) fn sleep_until_unless(
+    wake: &(Mutex<()>, Condvar),
+    deadline: Instant,
+    stop: impl Fn() -> bool,
+) -> bool {
     let mut guard = wake.0.lock().unwrap_or_else(|e| e.into_inner());
     loop {
-        if cancelled.load(Ordering::SeqCst) {
+        if stop() {
             return false;
         }
         let now = Instant::now();

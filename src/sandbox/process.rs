@@ -5,6 +5,7 @@
 use super::Shared;
 use super::action::ActionState;
 use super::handles::HandleTable;
+use super::proctable::{ProcInfo, signalled_status};
 use super::stdio::{BrokenPipe, GuestOutput};
 use std::fs::File;
 use std::sync::Arc;
@@ -20,6 +21,8 @@ pub(crate) struct ProcState {
     pub handles: HandleTable,
     pub action: Arc<ActionState>,
     pub shared: Arc<Shared>,
+    /// This process's record in the action's process table (its pid, pending signal).
+    pub me: Arc<ProcInfo>,
     /// Linear memory this process holds from the action's budget (given back on drop).
     memory_held: usize,
 }
@@ -79,6 +82,8 @@ pub(crate) struct ProcessSpec {
     pub stdio: [File; 3],
     /// Handles 3, 4, … of the new process (the root's report pipe).
     pub extra: Vec<File>,
+    /// The pid of the process that spawned it (0 for the action's root).
+    pub parent: u32,
 }
 
 /// Exit statuses for endings that are not a plain `exit(n)`, as bash would report them.
@@ -94,8 +99,13 @@ pub(crate) mod status {
 }
 
 /// Runs a process to completion and returns its exit status.
-pub(crate) fn run(shared: &Arc<Shared>, action: &Arc<ActionState>, spec: ProcessSpec) -> i32 {
-    match run_inner(shared, action, spec) {
+pub(crate) fn run(
+    shared: &Arc<Shared>,
+    action: &Arc<ActionState>,
+    spec: ProcessSpec,
+    me: Arc<ProcInfo>,
+) -> i32 {
+    match run_inner(shared, action, spec, me) {
         Ok(code) => code,
         Err(e) => {
             tracing::warn!("guest process failed to start: {e:#}");
@@ -108,6 +118,7 @@ fn run_inner(
     shared: &Arc<Shared>,
     action: &Arc<ActionState>,
     spec: ProcessSpec,
+    me: Arc<ProcInfo>,
 ) -> wasmtime::Result<i32> {
     let [stdin, stdout, stderr] = spec.stdio;
     let mut builder = WasiCtxBuilder::new();
@@ -146,13 +157,15 @@ fn run_inner(
         handles,
         action: action.clone(),
         shared: shared.clone(),
+        me: me.clone(),
         memory_held: 0,
     };
     let mut store = Store::new(&shared.engine, state);
     store.limiter(|s| s);
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|ctx| {
-        if ctx.data().action.cancelled.load(Ordering::Relaxed) {
+        let data = ctx.data();
+        if data.action.cancelled.load(Ordering::Relaxed) || data.me.killed_by().is_some() {
             Ok(UpdateDeadline::Interrupt)
         } else {
             Ok(UpdateDeadline::Continue(1))
@@ -161,12 +174,19 @@ fn run_inner(
     if action.cancelled.load(Ordering::Relaxed) {
         return Ok(status::KILLED);
     }
+    if let Some(sig) = me.killed_by() {
+        return Ok(signalled_status(sig));
+    }
     let instance = shared.pre.instantiate(&mut store)?;
     let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
     let outcome = start.call(&mut store, ());
     Ok(match outcome {
         Ok(()) => 0,
-        Err(e) => exit_status_of(&e),
+        Err(e) => match (e.downcast_ref::<Trap>(), me.killed_by()) {
+            // Ended by `kill`/`timeout`: bash reports 128 + the signal.
+            (Some(Trap::Interrupt), Some(sig)) => signalled_status(sig),
+            _ => exit_status_of(&e),
+        },
     })
 }
 

@@ -75,7 +75,7 @@ fn link(module: &ReplModule) -> wasmtime::Result<Shared> {
         "poll_oneoff",
         |caller: Caller<'_, ProcState>, subs: u32, events: u32, nsubs: u32, out: u32| {
             poll::poll_oneoff(caller, subs, events, nsubs, out, |state, deadline| {
-                state.action.sleep_until(deadline)
+                state.action.sleep_for_process(&state.me, deadline)
             })
         },
     )?;

@@ -24,6 +24,7 @@ pub mod groups;
 pub mod gzip;
 pub mod hostid;
 pub mod install;
+pub mod killall;
 pub mod ln;
 pub mod ls;
 pub mod mktemp;
@@ -31,6 +32,8 @@ pub mod more;
 pub mod net;
 pub mod owner;
 pub mod printenv;
+pub mod procps;
+pub mod pstree;
 pub mod rev;
 pub mod session;
 pub mod stat;
@@ -38,7 +41,9 @@ pub mod sync;
 pub mod sysinfo;
 pub mod tar;
 pub mod terminal;
+pub mod timeout;
 pub mod tree;
+pub mod wrappers;
 pub mod xargs;
 
 pub type AppletMain = fn(Vec<std::ffi::OsString>) -> i32;
@@ -92,6 +97,7 @@ applets! {
     "hostname" => sysinfo::hostname_main,
     "id" => sysinfo::id_main,
     "install" => install::main,
+    "killall" => killall::main,
     "less" => more::main,
     "ln" => ln::main,
     "logname" => session::logname_main,
@@ -100,15 +106,23 @@ applets! {
     "mktemp" => mktemp::main,
     "more" => more::main,
     "ncal" => cal::main,
+    "nice" => wrappers::nice_main,
+    "nohup" => wrappers::nohup_main,
     "nproc" => sysinfo::nproc_main,
     "nslookup" => net::dns::nslookup_main,
+    "pgrep" => procps::pgrep::pgrep_main,
     "ping" => net::ping::main,
+    "pkill" => procps::pgrep::pkill_main,
     "printenv" => printenv::main,
+    "ps" => procps::ps::main,
+    "pstree" => pstree::main,
     "rev" => rev::main,
     "stat" => stat::main,
+    "stdbuf" => wrappers::stdbuf_main,
     "stty" => terminal::stty_main,
     "sync" => sync::main,
     "tar" => tar::main,
+    "timeout" => timeout::main,
     "tree" => tree::main,
     "tty" => session::tty_main,
     "uname" => sysinfo::uname_main,

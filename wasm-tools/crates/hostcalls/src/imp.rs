@@ -1,6 +1,6 @@
 //! The real imports (wasm32-wasip1). Every function returns 0 or a WASI errno.
 
-use super::{Handle, OpenFlags, Pid, SpawnRequest, Stat};
+use super::{Handle, OpenFlags, Pid, ProcTable, SpawnRequest, Stat};
 use std::io;
 use std::time::Duration;
 
@@ -12,6 +12,7 @@ mod raw {
     unsafe extern "C" {
         pub fn spawn(req: *const u8, len: usize, pid: *mut u32) -> i32;
         pub fn wait(pid: u32, status: *mut i32) -> i32;
+        pub fn wait_timeout(pid: u32, ms: u64, status: *mut i32) -> i32;
         pub fn pipe(ends: *mut u32) -> i32;
         pub fn read(h: u32, buf: *mut u8, len: usize, n: *mut usize) -> i32;
         pub fn write(h: u32, buf: *const u8, len: usize, n: *mut usize) -> i32;
@@ -30,6 +31,8 @@ mod raw {
             n: *mut usize,
         ) -> i32;
         pub fn symlink(target: *const u8, tlen: usize, link: *const u8, llen: usize) -> i32;
+        pub fn proc_list(buf: *mut u8, cap: usize, n: *mut usize) -> i32;
+        pub fn proc_signal(pid: u32, sig: i32) -> i32;
     }
 }
 
@@ -72,6 +75,19 @@ pub fn wait(pid: Pid) -> io::Result<i32> {
     // SAFETY: `status` is a valid out pointer.
     check(unsafe { raw::wait(pid, &mut status) })?;
     Ok(status)
+}
+
+#[allow(unsafe_code)]
+pub fn wait_timeout(pid: Pid, limit: Duration) -> io::Result<Option<i32>> {
+    let mut status = 0i32;
+    let ms = limit.as_millis().min(u64::MAX as u128) as u64;
+    // SAFETY: `status` is a valid out pointer.
+    match unsafe { raw::wait_timeout(pid, ms, &mut status) } {
+        0 => Ok(Some(status)),
+        // EAGAIN: still running when the limit passed.
+        6 => Ok(None),
+        rc => Err(io::Error::from_raw_os_error(rc)),
+    }
 }
 
 #[allow(unsafe_code)]
@@ -182,4 +198,26 @@ pub fn read_link(path: &std::path::Path) -> io::Result<std::path::PathBuf> {
         }
         buf = vec![0u8; n];
     }
+}
+
+#[allow(unsafe_code)]
+pub fn proc_list() -> io::Result<ProcTable> {
+    let mut buf = vec![0u8; 4096];
+    loop {
+        let mut n = 0usize;
+        // SAFETY: the buffer is valid for writes of its length; `n` is an out pointer.
+        check(unsafe { raw::proc_list(buf.as_mut_ptr(), buf.len(), &mut n) })?;
+        // The host reports the full size; a table that grew past the buffer is asked again.
+        if n <= buf.len() {
+            buf.truncate(n);
+            return ProcTable::decode(&buf).ok_or_else(|| io::Error::from_raw_os_error(29));
+        }
+        buf = vec![0u8; n];
+    }
+}
+
+#[allow(unsafe_code)]
+pub fn proc_signal(pid: Pid, sig: i32) -> io::Result<()> {
+    // SAFETY: no pointers.
+    check(unsafe { raw::proc_signal(pid, sig) })
 }

@@ -227,7 +227,11 @@ pub mod errno {
     pub const EPIPE: i32 = 64;
     pub const ECHILD: i32 = 12;
     pub const EINTR: i32 = 27;
+    pub const ESRCH: i32 = 71;
 }
+
+pub mod proc;
+pub use proc::{ProcEntry, ProcTable};
 
 #[cfg(target_os = "wasi")]
 mod imp;
@@ -245,6 +249,11 @@ pub fn spawn(req: &SpawnRequest) -> io::Result<Pid> {
 /// 124 never — timeouts kill the whole action).
 pub fn wait(pid: Pid) -> io::Result<i32> {
     imp::wait(pid)
+}
+
+/// Waits for a child at most `limit`; `None` when it is still running then (`timeout`).
+pub fn wait_timeout(pid: Pid, limit: Duration) -> io::Result<Option<i32>> {
+    imp::wait_timeout(pid, limit)
 }
 
 /// A bounded host pipe: (read end, write end).
@@ -332,6 +341,18 @@ pub fn read_link(path: impl AsRef<std::path::Path>) -> io::Result<std::path::Pat
 /// Sleeps; the host cuts it short when the action is cancelled.
 pub fn sleep(d: Duration) -> io::Result<()> {
     imp::sleep(d)
+}
+
+/// The action's live processes (and the synthetic init, pid 1), in pid order.
+pub fn proc_list() -> io::Result<ProcTable> {
+    imp::proc_list()
+}
+
+/// Sends signal `sig` (0 only checks that `pid` exists) to a process of the action. A
+/// terminating signal ends the process; its parent's `wait` reports `128 + sig`.
+/// `ESRCH` (`No such process`) when there is no such process.
+pub fn proc_signal(pid: Pid, sig: i32) -> io::Result<()> {
+    imp::proc_signal(pid, sig)
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ const BUILTINS: &[&str] = &[
     "help",
     "history",
     "jobs",
+    "kill",
     "let",
     "local",
     "popd",
@@ -315,19 +316,8 @@ impl Shell {
                 }
                 (last == 0) as i32
             }
-            "wait" => {
-                let pids: Vec<u32> = if args.is_empty() {
-                    std::mem::take(&mut self.background)
-                } else {
-                    args.iter().filter_map(|a| a.parse().ok()).collect()
-                };
-                let mut status = 0;
-                for p in pids {
-                    status = hostcalls::wait(p).unwrap_or(127);
-                    self.background.retain(|b| *b != p);
-                }
-                status
-            }
+            "wait" => self.builtin_wait(args),
+            "kill" => self.builtin_kill(args),
             "exec" => {
                 if args.is_empty() {
                     return 0;

@@ -53,6 +53,7 @@ impl Shell {
                 self.run_background(and_or);
             } else {
                 self.run_and_or(and_or, tail && i + 1 == n);
+                self.reap_finished_jobs();
             }
             if self.flow != Flow::Normal {
                 break;
@@ -68,10 +69,24 @@ impl Shell {
             self.fd(1).unwrap_or(1),
             self.fd(2).unwrap_or(2),
         ];
+        // One simple command runs as the job itself, not in a subshell that waits for it:
+        // bash's forked child execs it, so `$!` is the command's pid and `kill $!` ends it.
+        if and_or.additional.is_empty()
+            && !and_or.first.bang
+            && let [stage @ Command::Simple(_)] = and_or.first.seq.as_slice()
+        {
+            let (pid, _) = self.start_stage(stage, stdio);
+            if let Some(pid) = pid {
+                self.last_bg_pid = Some(pid);
+                self.add_job(pid, text);
+            }
+            self.last_status = 0;
+            return;
+        }
         match self.spawn_subshell(&text, stdio) {
             Ok(pid) => {
                 self.last_bg_pid = Some(pid);
-                self.background.push(pid);
+                self.add_job(pid, text);
                 self.last_status = 0;
             }
             Err(e) => {

@@ -289,6 +289,9 @@ impl Shell {
                 "LINENO" => Some(ParamValue::One((self.line + self.line_base).to_string())),
                 "SECONDS" => Some(ParamValue::One("0".into())),
                 "BASHPID" => Some(ParamValue::One(self.pid.to_string())),
+                // Every action's shell was started from outside the container (`docker
+                // exec`): its parent is pid 0, which subshells inherit, as in bash.
+                "PPID" => Some(ParamValue::One("0".into())),
                 _ => self.get_scalar(name).map(ParamValue::One),
             },
             Parameter::NamedWithIndex { name, index } => {

@@ -17,6 +17,7 @@ mod builtins;
 mod exec;
 mod expand;
 mod glob;
+mod jobs;
 mod printf;
 mod state;
 mod subscript;
@@ -235,8 +236,8 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
     let code = shell.exit_code.unwrap_or(status);
     // Background jobs still running when a `-c` script ends are waited for, so their output
     // reaches the observation (the host kills whatever outlives the action's deadline).
-    for pid in std::mem::take(&mut shell.background) {
-        let _ = hostcalls::wait(pid);
+    for job in std::mem::take(&mut shell.background) {
+        let _ = hostcalls::wait(job.pid);
     }
     if let Some(h) = report {
         let mut text = format!("{}\0", shell.cwd);

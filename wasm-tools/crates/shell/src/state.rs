@@ -90,7 +90,10 @@ pub struct Shell {
     pub line_base: usize,
     pub pid: u32,
     pub last_bg_pid: Option<u32>,
-    pub background: Vec<u32>,
+    pub background: Vec<crate::jobs::Job>,
+    /// Jobs reaped after a foreground command, with their statuses, for a later `wait PID`
+    /// (bash remembers them too).
+    pub reaped: Vec<(u32, i32)>,
     pub func_depth: usize,
     pub subst_depth: usize,
     pub temp_counter: u32,
@@ -151,6 +154,7 @@ impl Shell {
             pid,
             last_bg_pid: None,
             background: Vec::new(),
+            reaped: Vec::new(),
             func_depth: 0,
             subst_depth: 0,
             temp_counter: 0,

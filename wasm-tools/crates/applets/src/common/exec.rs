@@ -74,11 +74,12 @@ pub fn run(
     stdin_null: bool,
     out: &mut dyn Write,
 ) -> Result<i32, StartError> {
-    start(argv, cwd, stdin_null, None, out)
+    let pid = spawn(argv, cwd, stdin_null, None, out)?;
+    hostcalls::wait(pid).map_err(StartError::NotExecutable)
 }
 
-/// [`run`] with the environment given instead of ours (`env`, `timeout`-like runners). A plain
-/// name must be a program of the machine (`/usr/bin/NAME`), as `execvp` would find it.
+/// [`run`] with the environment given instead of ours (`env`). A plain name must be a program
+/// of the machine (`/usr/bin/NAME`), as `execvp` would find it.
 pub fn run_in_env(
     argv: &[String],
     cwd: Option<&str>,
@@ -91,16 +92,28 @@ pub fn run_in_env(
     {
         return Err(StartError::NotFound);
     }
-    start(argv, cwd, false, Some(env), out)
+    let pid = spawn(argv, cwd, false, Some(env), out)?;
+    hostcalls::wait(pid).map_err(StartError::NotExecutable)
 }
 
-fn start(
+/// Starts `argv` like [`run`] and returns its pid without waiting (`timeout` watches it).
+pub fn start(
+    argv: &[String],
+    cwd: Option<&str>,
+    stdin_null: bool,
+    out: &mut dyn Write,
+) -> Result<hostcalls::Pid, StartError> {
+    spawn(argv, cwd, stdin_null, None, out)
+}
+
+/// Starts `argv` in `env` (default: ours) and returns its pid.
+fn spawn(
     argv: &[String],
     cwd: Option<&str>,
     stdin_null: bool,
     env: Option<Vec<(String, String)>>,
     out: &mut dyn Write,
-) -> Result<i32, StartError> {
+) -> Result<hostcalls::Pid, StartError> {
     let Some(prog) = argv.first() else {
         return Err(StartError::NotFound);
     };
@@ -144,11 +157,10 @@ fn start(
         // The child holds its own duplicate.
         let _ = hostcalls::close(h);
     }
-    let pid = spawned.map_err(|e| match e.kind() {
+    spawned.map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => StartError::NotFound,
         _ => StartError::NotExecutable(e),
-    })?;
-    hostcalls::wait(pid).map_err(StartError::NotExecutable)
+    })
 }
 
 #[cfg(test)]

@@ -571,7 +571,6 @@ impl Rx {
     }
 
     /// Compiles a GNU pattern of the given syntax.
-    #[cfg(test)]
     pub fn new(pat: &str, syntax: Syntax, icase: bool) -> Result<Rx, String> {
         let t = translate(pat, syntax, TrOptions::default())?;
         Rx::from_translated(&t, icase)
