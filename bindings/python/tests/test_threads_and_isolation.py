@@ -91,11 +91,12 @@ def test_bash_sees_no_host_file(canary: Path) -> None:
     with BashEnv() as env:
         env.reset(0)
         hostname = env.step("cat /etc/hostname").observation.strip()
-        assert hostname == "intercode"
+        # Upstream's container id, never the machine's own name.
+        assert hostname == "4d01390b86bf"
         host_name = Path("/etc/hostname").read_text().strip() if Path(
             "/etc/hostname"
         ).exists() else os.uname().nodename
-        assert hostname != host_name or host_name == "intercode"
+        assert hostname != host_name
         seen = env.step(f"cat {canary}")
         assert "host secret" not in seen.observation and not seen.action_executed
         assert canary.name not in env.step("ls -a /tmp").observation
