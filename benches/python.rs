@@ -6,6 +6,10 @@
 //!   (taking a pre-started interpreter from the pool), against `python3 -c pass`;
 //! * simple actions in a live interpreter, against `python3 -c` of the same code (which is what
 //!   a fresh process per action would cost) and against CPython's own run time of the code;
+//! * the same actions' compute time in RustPython built natively (the guest crate's `python3`
+//!   mode for the host), so the wasm overhead is visible apart from RustPython's own speed:
+//!   `$INTERCODE_PYTHON_NATIVE`, else built once into `~/.cache/intercode-python-native`
+//!   (a few minutes; `BENCH_NO_NATIVE=1` skips it);
 //! * a timeout (kill + restart + replay of the episode's earlier actions).
 //!
 //! `BENCH_RUNS=n` sets the number of timed runs (default 30).
@@ -57,8 +61,44 @@ fn python3_c(python: &str, runs: usize, code: &str) -> Duration {
     })
 }
 
-/// CPython's own time for `code` (executed in one process, excluding its start-up; output
-/// discarded).
+/// The guest crate built for the host: RustPython without wasm (see the module docs).
+fn rustpython_native() -> Option<String> {
+    if let Some(p) = std::env::var_os("INTERCODE_PYTHON_NATIVE") {
+        return Some(p.to_string_lossy().into_owned());
+    }
+    if std::env::var_os("BENCH_NO_NATIVE").is_some() {
+        return None;
+    }
+    let host = Command::new("rustc").arg("-vV").output().ok()?;
+    let host = String::from_utf8_lossy(&host.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))?;
+    let target_dir =
+        std::path::Path::new(&std::env::var("HOME").ok()?).join(".cache/intercode-python-native");
+    let exe = target_dir.join(&host).join("release/intercode-python");
+    println!("(building RustPython natively for the comparison, once; a few minutes)");
+    let built = Command::new("cargo")
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--target",
+            &host,
+        ])
+        .arg("--manifest-path")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/python-guest/Cargo.toml"
+        ))
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .status()
+        .ok()?;
+    (built.success() && exe.exists()).then(|| exe.to_string_lossy().into_owned())
+}
+
+/// An interpreter's own time for `code` (executed in one process, excluding its start-up;
+/// output discarded): CPython's, or natively built RustPython's.
 fn python3_inside(python: &str, runs: usize, code: &str) -> Option<Duration> {
     let script = format!(
         "import contextlib, io, time\nts = []\nfor _ in range({runs}):\n    \
@@ -152,10 +192,11 @@ fn main() {
     drop(held);
 
     // Actions in a live interpreter.
-    println!("\nactions (median of {runs}):");
+    let native = rustpython_native();
+    println!("\nactions (median of {runs}; the wasm guest's time includes the request's trip):");
     println!(
-        "  {:<20} {:>12} {:>12} {:>12}",
-        "action", "sandbox", "python3 -c", "cpython exec"
+        "  {:<20} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "action", "wasm guest", "RP native", "CPython", "python3 -c", "wasm/native", "wasm/CPython"
     );
     let rt = Runtime::new(&PythonOptions::default()).unwrap();
     let mut repl = rt.repl().unwrap();
@@ -164,14 +205,26 @@ fn main() {
             let c = repl.action(code, Duration::from_secs(60)).unwrap();
             assert!(c.ok, "{code}: {}", c.error);
         });
-        let (proc_, inside) = match &python {
-            Some(py) => (
-                ms(python3_c(py, runs.min(10), code)),
-                python3_inside(py, runs, code).map_or("-".into(), ms),
-            ),
-            None => ("-".into(), "-".into()),
+        let native = native.as_ref().and_then(|n| python3_inside(n, runs, code));
+        let cpython = python
+            .as_ref()
+            .and_then(|py| python3_inside(py, runs, code));
+        let process = python.as_ref().map(|py| python3_c(py, runs.min(10), code));
+        let show = |d: Option<Duration>| d.map_or("-".to_string(), ms);
+        let ratio = |d: Option<Duration>| {
+            d.map_or("-".to_string(), |d| {
+                format!("{:.2}x", ours.as_secs_f64() / d.as_secs_f64())
+            })
         };
-        println!("  {name:<20} {} {proc_:>12} {inside:>12}", ms(ours));
+        println!(
+            "  {name:<20} {} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            ms(ours),
+            show(native),
+            show(cpython),
+            show(process),
+            ratio(native),
+            ratio(cpython)
+        );
     }
 
     // A timeout: the interpreter dies, a new one takes the history.

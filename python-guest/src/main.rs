@@ -26,20 +26,34 @@
 
 mod cli;
 
+
 use rustpython::InterpreterConfig;
+use rustpython::vm::Interpreter;
 use rustpython::vm::builtins::PyBytes;
-use rustpython::vm::{AsObject, Settings, VirtualMachine};
+use rustpython::vm::{AsObject, PyObjectRef, Settings, VirtualMachine};
+use std::cell::RefCell;
 
 /// Python's default recursion limit (CPython's too); with the 16 MiB shadow stack set in
 /// `.cargo/config.toml` RustPython raises `RecursionError` well before the stack runs out.
 const RECURSION_LIMIT: usize = 1000;
 
+#[cfg(target_family = "wasm")]
 mod host {
     #[link(wasm_import_module = "intercode_python")]
     unsafe extern "C" {
         pub fn next_request(buf: *mut u8, cap: usize) -> isize;
         pub fn reply(ptr: *const u8, len: usize);
     }
+}
+
+/// A native build (the benchmark's "RustPython native" column) is only the `python3` command:
+/// it has no host to serve, so its REPL mode ends at once.
+#[cfg(not(target_family = "wasm"))]
+mod host {
+    pub unsafe fn next_request(_buf: *mut u8, _cap: usize) -> isize {
+        -1
+    }
+    pub unsafe fn reply(_ptr: *const u8, _len: usize) {}
 }
 
 fn next_request() -> Option<Vec<u8>> {
@@ -76,7 +90,9 @@ fn settings() -> Settings {
     s
 }
 
-fn serve(vm: &VirtualMachine) -> Result<(), String> {
+/// Runs the harness (the host's first request) and answers "o": the interpreter is ready.
+/// Returns the harness's `handle`.
+fn load_harness(vm: &VirtualMachine) -> Result<PyObjectRef, String> {
     let harness = next_request().ok_or("the host left before sending the harness")?;
     let harness = String::from_utf8(harness).map_err(|_| "the harness is not UTF-8")?;
     let scope = vm.new_scope_with_builtins();
@@ -96,7 +112,25 @@ fn serve(vm: &VirtualMachine) -> Result<(), String> {
         .map_err(|_| "cannot set the recursion limit".to_string())?;
     // The harness request is answered like any other: the interpreter is ready.
     reply(b"o");
+    Ok(handle)
+}
+
+/// Why [`serve`] returned.
+enum Served {
+    /// The host is gone.
+    HostLeft,
+    /// The host asked for a snapshot ([`SNAPSHOT_REQUEST`]).
+    Snapshot,
+}
+
+/// Answers requests through the harness until the host leaves (or, while pre-initialising,
+/// asks for the snapshot).
+fn serve(vm: &VirtualMachine, handle: &PyObjectRef) -> Served {
     while let Some(request) = next_request() {
+        if request == SNAPSHOT_REQUEST {
+            reply(b"o");
+            return Served::Snapshot;
+        }
         let answer = match handle.call((vm.ctx.new_bytes(request),), vm) {
             Ok(obj) => match obj.downcast::<PyBytes>() {
                 Ok(b) => b.as_bytes().to_vec(),
@@ -111,7 +145,58 @@ fn serve(vm: &VirtualMachine) -> Result<(), String> {
         };
         reply(&answer);
     }
-    Ok(())
+    Served::HostLeft
+}
+
+/// The request (never a harness request: those start with an op letter) after which
+/// [`preinit`] returns, so that the host can snapshot the ready interpreter.
+const SNAPSHOT_REQUEST: &[u8] = b"\0snapshot";
+
+/// A REPL interpreter with its harness loaded, kept between [`preinit`] and `main`.
+struct Ready {
+    interpreter: Interpreter,
+    handle: PyObjectRef,
+}
+
+thread_local! {
+    /// Set by [`preinit`]; a module snapshotted after it starts with it already set.
+    static READY: RefCell<Option<Ready>> = const { RefCell::new(None) };
+}
+
+fn repl_interpreter() -> Interpreter {
+    InterpreterConfig::new()
+        .settings(settings())
+        .init_stdlib()
+        .interpreter()
+}
+
+/// Pre-initialisation (the host's snapshot step): starts the REPL interpreter, serves the
+/// harness and warm-up requests, and returns at [`SNAPSHOT_REQUEST`] with the interpreter kept
+/// in [`READY`]. The host then saves linear memory as a new module whose `_start` goes straight
+/// to serving requests, so an episode's interpreter starts in microseconds instead of tens of
+/// milliseconds. WASI has no threads, so the thread-local is one static.
+#[unsafe(export_name = "intercode-python-preinit")]
+pub extern "C" fn preinit() {
+    let interpreter = repl_interpreter();
+    let handle = interpreter.enter(|vm| {
+        let handle = load_harness(vm)?;
+        match serve(vm, &handle) {
+            Served::Snapshot => Ok(handle),
+            Served::HostLeft => Err("the host left before the snapshot".to_string()),
+        }
+    });
+    match handle {
+        Ok(handle) => READY.with(|r| {
+            *r.borrow_mut() = Some(Ready {
+                interpreter,
+                handle,
+            })
+        }),
+        Err(e) => {
+            eprintln!("intercode-python: {e}");
+            std::process::exit(70);
+        }
+    }
 }
 
 /// argv[0] with which the host starts the REPL. A bash user cannot reach this mode usefully: in
@@ -130,11 +215,16 @@ fn main() {
         let _ = std::io::Write::flush(&mut std::io::stdout());
         std::process::exit(code);
     }
-    let interp = InterpreterConfig::new()
-        .settings(settings())
-        .init_stdlib()
-        .interpreter();
-    let result = interp.enter(serve);
+    if let Some(ready) = READY.with(|r| r.borrow_mut().take()) {
+        ready.interpreter.enter(|vm| serve(vm, &ready.handle));
+        return;
+    }
+    let interpreter = repl_interpreter();
+    let result = interpreter.enter(|vm| {
+        let handle = load_harness(vm)?;
+        serve(vm, &handle);
+        Ok::<(), String>(())
+    });
     if let Err(e) = result {
         eprintln!("intercode-python: {e}");
         std::process::exit(70);

@@ -1,7 +1,8 @@
 //! InterCode-Python: a sandboxed RustPython REPL per episode, scored with upstream's MBPP
 //! reward ([`crate::reward::python`]).
 //!
-//! `reset` takes a fresh interpreter (from a warm pool, see [`repl`]); `step(code)` runs one
+//! `reset` takes a fresh interpreter (started from a snapshot, from a warm pool, see [`repl`]),
+//! and starts computing the task's gold outcome in the background; `step(code)` runs one
 //! action in its namespace and observes stdout and stderr (also in `info` as upstream's
 //! `output` / `error` pair, both stripped); `submit <name>` scores the episode.
 //!
@@ -23,7 +24,8 @@
 //! replay the whole episode every step; a live interpreter answers a simple action in ~0.2 ms.
 //!
 //! **Measured** (`cargo bench --bench python`, 2 shared cores): warm `reset` 0.03–0.05 ms (a
-//! cold interpreter start 67–97 ms, `python3 -c pass` 48 ms); `1 + 1` 0.2–0.4 ms against 45 ms
+//! cold interpreter start: see the bench; before the snapshot it was 40–97 ms; `python3 -c
+//! pass` 48 ms); `1 + 1` 0.2–0.4 ms against 45 ms
 //! for `python3 -c`; compute-bound code runs 5–10x slower than CPython (a 1e5-iteration loop
 //! 46–58 ms against 9 ms); 12 MiB resident per interpreter; a timeout costs its limit plus
 //! 7–20 ms to restart and replay 10 actions; the 18 MB module compiles once in ~7 s and then
@@ -150,10 +152,16 @@ pub struct Python {
     tasks: PythonTaskSet,
     options: PythonOptions,
     runtime: Runtime,
-    /// The interpreter golds are evaluated in, a fresh namespace per task.
-    gold_repl: Option<Repl>,
-    gold_cache: HashMap<usize, Arc<GoldOutcome>>,
+    /// Each task's gold outcome, computed once per env: started when an episode of the task
+    /// begins, so it runs while the agent works and is usually ready at the first `evaluate`.
+    golds: HashMap<usize, Gold>,
     episode: Option<Episode>,
+}
+
+/// A task's gold outcome, done or being computed on its own thread.
+enum Gold {
+    Ready(Arc<GoldOutcome>),
+    Running(std::thread::JoinHandle<crate::Result<GoldOutcome>>),
 }
 
 impl Python {
@@ -163,8 +171,7 @@ impl Python {
             tasks,
             options,
             runtime,
-            gold_repl: None,
-            gold_cache: HashMap::new(),
+            golds: HashMap::new(),
             episode: None,
         })
     }
@@ -189,28 +196,58 @@ impl Python {
         })
     }
 
-    /// The gold's test results for task `index` (run once, then cached).
-    fn gold_outcome(&mut self, index: usize) -> crate::Result<Arc<GoldOutcome>> {
-        if let Some(g) = self.gold_cache.get(&index) {
-            return Ok(Arc::clone(g));
+    /// Starts computing task `index`'s gold outcome in the background, unless it is known or
+    /// under way. (Not at a lower priority: a worker whose gold starves waits for it at
+    /// `submit`, which measured far slower than sharing the CPU. A gold is usually done in
+    /// milliseconds, long before an agent's first action.)
+    fn start_gold(&mut self, index: usize) -> crate::Result<()> {
+        if self.golds.contains_key(&index) {
+            return Ok(());
         }
         let task = self.task_at(index)?.clone();
+        let runtime = self.runtime.clone();
         let timeout = self.options.eval_timeout;
-        let mut repl = match self.gold_repl.take() {
-            Some(r) => r,
-            None => self.runtime.repl()?,
+        let thread = std::thread::Builder::new()
+            .name("python-gold".into())
+            .spawn(move || gold_outcome(&runtime, &task, timeout))?;
+        self.golds.insert(index, Gold::Running(thread));
+        Ok(())
+    }
+
+    /// The gold's test results for task `index` (computed once, then kept).
+    fn gold(&mut self, index: usize) -> crate::Result<Arc<GoldOutcome>> {
+        self.start_gold(index)?;
+        let outcome = match self.golds.remove(&index) {
+            Some(Gold::Ready(g)) => g,
+            Some(Gold::Running(thread)) => match thread.join() {
+                Ok(outcome) => Arc::new(outcome?),
+                Err(_) => {
+                    return Err(crate::Error::Guest(
+                        "the thread computing the gold outcome panicked".into(),
+                    ));
+                }
+            },
+            None => unreachable!("start_gold inserted it"),
         };
-        repl.fresh_namespace()?;
-        let gold_cell = repl.exec(&task.gold, timeout)?;
-        let tests = run_tests(&mut repl, &task, timeout)?;
-        self.gold_repl = Some(repl);
-        let outcome = Arc::new(GoldOutcome {
-            tests,
-            error: (!gold_cell.ok).then(|| gold_cell.error_stripped().to_string()),
-        });
-        self.gold_cache.insert(index, Arc::clone(&outcome));
+        self.golds.insert(index, Gold::Ready(Arc::clone(&outcome)));
         Ok(outcome)
     }
+}
+
+/// The gold's test results for `task`: the gold, then the setup code and the tests, in a fresh
+/// interpreter.
+fn gold_outcome(
+    runtime: &Runtime,
+    task: &PythonTask,
+    timeout: Duration,
+) -> crate::Result<GoldOutcome> {
+    let mut repl = runtime.repl()?;
+    let gold_cell = repl.exec(&task.gold, timeout)?;
+    let tests = run_tests(&mut repl, task, timeout)?;
+    Ok(GoldOutcome {
+        tests,
+        error: (!gold_cell.ok).then(|| gold_cell.error_stripped().to_string()),
+    })
 }
 
 /// Names of the functions `code` defines at its top level (`def name(` at the start of a line).
@@ -325,6 +362,7 @@ impl Backend for Python {
     fn begin(&mut self, index: usize) -> crate::Result<String> {
         let query = self.task_at(index)?.query.clone();
         self.episode = None;
+        self.start_gold(index)?;
         let repl = self.runtime.repl()?;
         self.episode = Some(Episode {
             index,
@@ -364,7 +402,6 @@ impl Backend for Python {
         let index = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?.index;
         let task = self.task_at(index)?.clone();
         let timeout = self.options.eval_timeout;
-        let gold = self.gold_outcome(index)?;
         let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
         // Upstream: `last_action.split(" ")[1]`. Without a name (an `evaluate`, a bare
         // `submit`), the agent's latest function stands for the tested one when it defined
@@ -385,6 +422,8 @@ impl Backend for Python {
             let (tests, alias) = test_agent(&mut copy, &task, submitted.as_deref(), timeout)?;
             (tests, alias, !complete)
         };
+        // Only now: the gold may still be running, alongside the agent's tests.
+        let gold = self.gold(index)?;
         let r = reward::score(
             &task.tests,
             submitted.as_deref().or(task.tested_function()),

@@ -40,6 +40,9 @@ pub(crate) struct ActionState {
     /// Nanoseconds the host spent loading a program's module during the action (the first
     /// `python3` of a process); the timeout is extended by it, since the agent did not spend it.
     excused_ns: AtomicU64,
+    /// Processes of the action loading a module right now: their wait is excused too, before
+    /// it is known how long it lasts (a first compile can outlast a short timeout).
+    loading: AtomicUsize,
 }
 
 impl ActionState {
@@ -123,7 +126,9 @@ impl ActionState {
         me: Arc<ProcInfo>,
     ) -> i32 {
         let started = Instant::now();
+        self.loading.fetch_add(1, Ordering::SeqCst);
         let linked = program.shared();
+        self.loading.fetch_sub(1, Ordering::SeqCst);
         let took = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         // Processes waiting for the same load overlap: the longest wait is the time lost.
         self.excused_ns.fetch_max(took, Ordering::SeqCst);
@@ -402,9 +407,13 @@ fn wait_for_root(
     let mut every = WATCH_EVERY;
     loop {
         let now = Instant::now();
-        let deadline = start + timeout + action.excused();
+        let mut deadline = start + timeout + action.excused();
         if now >= deadline {
-            return RunStatus::TimedOut;
+            if action.loading.load(Ordering::SeqCst) == 0 {
+                return RunStatus::TimedOut;
+            }
+            // A module is still loading: look again shortly (its time is excused once known).
+            deadline = now + WATCH_EVERY;
         }
         let wait = match watch {
             Some(_) => every.min(deadline - now),
@@ -492,6 +501,7 @@ pub(crate) fn run_action(
         programs: programs.clone(),
         memory_held: AtomicUsize::new(0),
         excused_ns: AtomicU64::new(0),
+        loading: AtomicUsize::new(0),
     });
     let (cap_r, cap_w) = pipe_files()?;
     let (in_r, in_w) = pipe_files()?;

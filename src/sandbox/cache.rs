@@ -62,6 +62,17 @@ pub(crate) fn load_or_compile(
     wasm: &[u8],
     wasm_hash: &str,
 ) -> crate::Result<Module> {
+    load_or_build(engine, wasm_hash, || Ok(wasm.to_vec()))
+}
+
+/// Like [`load_or_compile`] for a module whose bytes are costly to make (an instrumented or
+/// snapshotted guest): `build` runs only when the cache has no usable entry for `key`.
+pub(crate) fn load_or_build(
+    engine: &Engine,
+    key: &str,
+    build: impl FnOnce() -> crate::Result<Vec<u8>>,
+) -> crate::Result<Module> {
+    let wasm_hash = key;
     let dir = cache_dir();
     let cache = match TrustedDir::open(&dir) {
         Ok(c) => Some(c),
@@ -99,7 +110,7 @@ pub(crate) fn load_or_compile(
         "compiling the guest module (once; cached in {})",
         dir.display()
     );
-    let module = Module::new(engine, wasm)?;
+    let module = Module::new(engine, &build()?)?;
     if let Some(cache) = &cache
         && let Err(e) = module
             .serialize()

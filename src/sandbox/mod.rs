@@ -33,7 +33,9 @@ mod process;
 mod proctable;
 mod program;
 pub mod repl;
+mod snapshot;
 mod stdio;
+mod threads;
 
 pub use action::{RunOutcome, RunRequest, RunStatus, WATCH_EVERY, Watch};
 pub use clock::PinnedClock;

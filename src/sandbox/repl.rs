@@ -25,11 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use wasmtime::{
-    Caller, Config, Engine, InstancePre, Linker, Memory, ResourceLimiter, Store, Trap,
-    UpdateDeadline,
+    Caller, Config, Engine, InstanceAllocationStrategy, InstancePre, Linker, Memory,
+    PoolingAllocationConfig, ResourceLimiter, Store, Trap, UpdateDeadline,
 };
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
@@ -57,6 +56,9 @@ pub struct ReplModule {
 struct ReplShared {
     engine: Engine,
     pre: InstancePre<ReplState>,
+    /// The guest as built (before instrumentation), for snapshots.
+    wasm: &'static [u8],
+    wasm_hash: String,
 }
 
 /// How to start one process.
@@ -204,36 +206,82 @@ pub struct ReplProcess {
     requests: Option<Sender<Vec<u8>>>,
     replies: Receiver<(Vec<u8>, Captured, Captured)>,
     control: Arc<Control>,
-    thread: Option<JoinHandle<Ended>>,
+    thread: Option<super::threads::Task<Ended>>,
     ended: Option<Ended>,
 }
 
 impl ReplModule {
     /// Compiles (or loads from the on-disk cache) a guest module that imports
-    /// `intercode_python.{next_request, reply}`.
-    pub fn new(wasm: &[u8], wasm_hash: &str) -> crate::Result<ReplModule> {
+    /// `intercode_python.{next_request, reply}`. What runs is the module instrumented for
+    /// snapshots (see [`super::snapshot`]): the same code with its state exported.
+    pub fn new(wasm: &'static [u8], wasm_hash: &str) -> crate::Result<ReplModule> {
         let mut config = Config::new();
         config.epoch_interruption(true);
         config.max_wasm_stack(MAX_WASM_STACK);
         // Not used (calls are synchronous), but wasmtime requires it to exceed the wasm stack.
         config.async_stack_size(MAX_WASM_STACK + (1 << 20));
+        // A snapshot's memory is one image mapped copy-on-write, however sparse: without this,
+        // images over 16 MiB with gaps are copied into every new instance instead.
+        config.memory_guaranteed_dense_image_size(MAX_IMAGE_BYTES);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool_config()));
         let engine = Engine::new(&config)?;
-        let module = cache::load_or_compile(&engine, wasm, wasm_hash)?;
-        let mut linker: Linker<ReplState> = Linker::new(&engine);
-        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut ReplState| &mut s.wasi)?;
-        linker.allow_shadowing(true);
-        linker.func_wrap(
-            "wasi_snapshot_preview1",
-            "proc_exit",
-            |code: i32| -> wasmtime::Result<()> { Err(I32Exit(code).into()) },
-        )?;
-        linker.func_wrap("wasi_snapshot_preview1", "poll_oneoff", poll_oneoff)?;
-        linker.func_wrap(IMPORT_MODULE, "next_request", next_request)?;
-        linker.func_wrap(IMPORT_MODULE, "reply", reply)?;
-        let pre = linker.instantiate_pre(&module)?;
+        let module = cache::load_or_build(&engine, &format!("{wasm_hash}-instrumented"), || {
+            super::snapshot::instrument(wasm)
+        })?;
+        let pre = linker(&engine)?.instantiate_pre(&module)?;
         super::start_epoch_ticker(&engine);
         Ok(ReplModule {
-            shared: Arc::new(ReplShared { engine, pre }),
+            shared: Arc::new(ReplShared {
+                engine,
+                pre,
+                wasm,
+                wasm_hash: wasm_hash.to_string(),
+            }),
+        })
+    }
+
+    /// This module started from a snapshot: a process of it is taken through `init_func` (an
+    /// export that does the guest's start-up, driven by `setup`'s requests, and returns when
+    /// `setup` says so), then its memory and globals become the new module's initial state.
+    /// Cached on disk under `key` (which must name everything `setup` sends), so the work is
+    /// done once per machine. Processes of the result begin where `init_func` returned.
+    pub fn preinitialized(
+        &self,
+        key: &str,
+        init_func: &str,
+        spec: &ReplSpec,
+        setup: impl FnOnce(&mut ReplProcess) -> crate::Result<()>,
+    ) -> crate::Result<ReplModule> {
+        let shared = &self.shared;
+        let name = format!("{}-snapshot-{key}", shared.wasm_hash);
+        let module = cache::load_or_build(&shared.engine, &name, || {
+            let taken: Arc<Mutex<Option<crate::Result<Vec<u8>>>>> = Arc::default();
+            let slot = taken.clone();
+            let export = init_func.to_string();
+            let mut process = self.spawn(spec, move |shared, state| {
+                let (ended, bytes) = run_init(shared, state, &export);
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
+                ended
+            })?;
+            setup(&mut process)?;
+            process.wait_for_end(STARTUP_TIMEOUT);
+            let ended = process.ended().cloned();
+            let bytes = taken.lock().unwrap_or_else(|e| e.into_inner()).take();
+            bytes.unwrap_or_else(|| {
+                Err(crate::Error::Guest(format!(
+                    "the guest did not return from {init}: {ended:?}",
+                    init = init_func
+                )))
+            })
+        })?;
+        let pre = linker(&shared.engine)?.instantiate_pre(&module)?;
+        Ok(ReplModule {
+            shared: Arc::new(ReplShared {
+                engine: shared.engine.clone(),
+                pre,
+                wasm: shared.wasm,
+                wasm_hash: shared.wasm_hash.clone(),
+            }),
         })
     }
 
@@ -249,6 +297,15 @@ impl ReplModule {
 
     /// Starts a process on its own thread. It runs until it waits for its first request.
     pub fn start(&self, spec: &ReplSpec) -> crate::Result<ReplProcess> {
+        self.spawn(spec, run)
+    }
+
+    /// A process whose thread runs `body` (instantiation and the call into the guest).
+    fn spawn(
+        &self,
+        spec: &ReplSpec,
+        body: impl FnOnce(&ReplShared, ReplState) -> Ended + Send + 'static,
+    ) -> crate::Result<ReplProcess> {
         let control = Arc::new(Control {
             cancelled: AtomicBool::new(false),
             wake: (Mutex::new(()), Condvar::new()),
@@ -295,10 +352,8 @@ impl ReplModule {
             memory_bytes: spec.memory_bytes,
         };
         let shared = self.shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("repl-guest".into())
-            .stack_size(THREAD_STACK)
-            .spawn(move || run(&shared, state))?;
+        let thread =
+            super::threads::spawn("repl-guest", THREAD_STACK, move || body(&shared, state))?;
         Ok(ReplProcess {
             requests: Some(req_tx),
             replies: rep_rx,
@@ -309,8 +364,61 @@ impl ReplModule {
     }
 }
 
-fn run(shared: &ReplShared, state: ReplState) -> Ended {
-    let control = state.control.clone();
+/// Interpreters alive at once in this process (episodes, warm pools, golds, forks, and the
+/// bash sandbox's `python3` processes).
+const POOL_INSTANCES: u32 = 256;
+/// Linear memory a slot can hold: all that wasm32 can address, so any
+/// [`ReplSpec::memory_bytes`] fits (the limiter enforces the real cap).
+const POOL_MAX_MEMORY: usize = 4 << 30;
+/// Bytes of a slot's memory restored in place (only the pages written, where the kernel can
+/// tell) when an interpreter ends, rather than handed back to the kernel: RustPython's heap
+/// after start-up plus what a typical episode adds.
+const KEEP_RESIDENT: usize = 64 << 20;
+
+/// Memory slots reused from one interpreter to the next. Each new interpreter of a snapshot
+/// used to map the snapshot copy-on-write into fresh memory: RustPython's reference counts
+/// write to nearly every page it reads, so each such page took a write fault whose TLB flush
+/// interrupted the other cores, and the memory was unmapped at the end (profiled: most of an
+/// MBPP gold sweep's time). A pooled slot keeps its pages; ending an interpreter copies the
+/// snapshot back over just the pages it wrote.
+fn pool_config() -> PoolingAllocationConfig {
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_core_instances(POOL_INSTANCES)
+        .total_memories(POOL_INSTANCES)
+        .total_tables(POOL_INSTANCES)
+        .total_stacks(POOL_INSTANCES)
+        .max_memory_size(POOL_MAX_MEMORY)
+        .table_elements(200_000)
+        .max_core_instance_size(16 << 20)
+        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .table_keep_resident(1 << 20)
+        .pagemap_scan(wasmtime::Enabled::Auto);
+    pool
+}
+
+/// Images above this are refused a snapshot's copy-on-write mapping (see `new`).
+const MAX_IMAGE_BYTES: u64 = 1 << 30;
+
+/// How long a snapshot's init function may take after its last request was answered.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// WASI preview 1 with this module's sleeps and exits, plus the request imports.
+fn linker(engine: &Engine) -> wasmtime::Result<Linker<ReplState>> {
+    let mut linker: Linker<ReplState> = Linker::new(engine);
+    wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut ReplState| &mut s.wasi)?;
+    linker.allow_shadowing(true);
+    linker.func_wrap(
+        "wasi_snapshot_preview1",
+        "proc_exit",
+        |code: i32| -> wasmtime::Result<()> { Err(I32Exit(code).into()) },
+    )?;
+    linker.func_wrap("wasi_snapshot_preview1", "poll_oneoff", poll_oneoff)?;
+    linker.func_wrap(IMPORT_MODULE, "next_request", next_request)?;
+    linker.func_wrap(IMPORT_MODULE, "reply", reply)?;
+    Ok(linker)
+}
+
+fn new_store(shared: &ReplShared, state: ReplState) -> Store<ReplState> {
     let mut store = Store::new(&shared.engine, state);
     store.limiter(|s| s);
     store.set_epoch_deadline(1);
@@ -321,30 +429,62 @@ fn run(shared: &ReplShared, state: ReplState) -> Ended {
             Ok(UpdateDeadline::Continue(1))
         }
     });
+    store
+}
+
+/// The thread of a process being snapshotted: calls `init_func` instead of `_start` and, once
+/// it returns, the snapshot.
+fn run_init(
+    shared: &ReplShared,
+    state: ReplState,
+    init_func: &str,
+) -> (Ended, Option<crate::Result<Vec<u8>>>) {
+    let control = state.control.clone();
+    let mut store = new_store(shared, state);
+    let result = shared.pre.instantiate(&mut store).and_then(|instance| {
+        let init = instance.get_typed_func::<(), ()>(&mut store, init_func)?;
+        init.call(&mut store, ())?;
+        Ok(instance)
+    });
+    match result {
+        Ok(instance) => {
+            let bytes = super::snapshot::snapshot(shared.wasm, init_func, &mut store, instance);
+            (Ended::Exited(0), Some(bytes))
+        }
+        Err(e) => (ended_by(&control, e), None),
+    }
+}
+
+fn run(shared: &ReplShared, state: ReplState) -> Ended {
+    let control = state.control.clone();
+    let mut store = new_store(shared, state);
     let result = shared.pre.instantiate(&mut store).and_then(|instance| {
         let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
         start.call(&mut store, ())
     });
     match result {
         Ok(()) => Ended::Exited(0),
-        Err(e) => {
-            if let Some(exit) = e.downcast_ref::<I32Exit>() {
-                Ended::Exited(exit.0)
-            } else if control.memory_refused.load(Ordering::SeqCst) {
-                Ended::MemoryLimit
-            } else if control.cancelled.load(Ordering::SeqCst) {
-                Ended::Cancelled
-            } else {
-                let message = format!("{e:#}");
-                match e.downcast_ref::<Trap>() {
-                    Some(Trap::StackOverflow) => Ended::StackOverflow,
-                    Some(Trap::MemoryOutOfBounds) if shadow_stack_overflow(&message) => {
-                        Ended::StackOverflow
-                    }
-                    Some(Trap::Interrupt) => Ended::Cancelled,
-                    _ => Ended::Trapped(message),
-                }
+        Err(e) => ended_by(&control, e),
+    }
+}
+
+/// How a process whose guest call failed with `e` ended.
+fn ended_by(control: &Control, e: wasmtime::Error) -> Ended {
+    if let Some(exit) = e.downcast_ref::<I32Exit>() {
+        Ended::Exited(exit.0)
+    } else if control.memory_refused.load(Ordering::SeqCst) {
+        Ended::MemoryLimit
+    } else if control.cancelled.load(Ordering::SeqCst) {
+        Ended::Cancelled
+    } else {
+        let message = format!("{e:#}");
+        match e.downcast_ref::<Trap>() {
+            Some(Trap::StackOverflow) => Ended::StackOverflow,
+            Some(Trap::MemoryOutOfBounds) if shadow_stack_overflow(&message) => {
+                Ended::StackOverflow
             }
+            Some(Trap::Interrupt) => Ended::Cancelled,
+            _ => Ended::Trapped(message),
         }
     }
 }
@@ -400,6 +540,14 @@ impl ReplProcess {
         self.ended.is_none() && self.thread.as_ref().is_some_and(|t| !t.is_finished())
     }
 
+    /// Waits up to `timeout` for the process to end by itself (no cancellation).
+    fn wait_for_end(&mut self, timeout: Duration) {
+        if let Some(t) = &self.thread {
+            t.wait_timeout(timeout);
+        }
+        self.join();
+    }
+
     /// How the process ended, once it has.
     pub fn ended(&self) -> Option<&Ended> {
         self.ended.as_ref()
@@ -433,11 +581,7 @@ impl ReplProcess {
         let Some(thread) = self.thread.take() else {
             return;
         };
-        let deadline = Instant::now() + GRACE;
-        while !thread.is_finished() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        if thread.is_finished() {
+        if thread.wait_timeout(GRACE) {
             self.ended = Some(
                 thread
                     .join()

@@ -1,9 +1,14 @@
 //! The Python REPL on top of [`crate::sandbox::repl`]: a [`Runtime`] (the compiled RustPython
 //! guest plus a pool of warm interpreters) hands out [`Repl`]s, one interpreter each.
 //!
-//! * **Warm pool.** Starting an interpreter (instantiate, RustPython init, load the harness,
-//!   pre-import common modules) takes a few hundred milliseconds, so a background thread keeps
-//!   [`PythonOptions::warm`] of them ready; taking one is a channel hand-over.
+//! * **Snapshot.** Starting an interpreter (RustPython init, load the harness, pre-import common
+//!   modules) is ~40 ms of guest work with the same result every time, so it is done once per
+//!   machine: the guest's `intercode-python-preinit` export does it and returns, and its memory
+//!   becomes a new module (see [`crate::sandbox::repl::ReplModule::preinitialized`]). A new
+//!   interpreter of that module is serving requests within a millisecond. If the snapshot
+//!   cannot be made, interpreters start the long way, with a warning.
+//! * **Warm pool.** A background thread still keeps [`PythonOptions::warm`] interpreters ready;
+//!   taking one is a channel hand-over.
 //! * **Timeouts keep the state.** A request past its deadline kills the interpreter (the epoch
 //!   interrupt is the only way to stop wasm code). The [`Repl`] then takes a fresh interpreter
 //!   and replays every earlier request that completed (successfully or with an exception, since
@@ -210,7 +215,10 @@ struct PoolState {
 }
 
 struct Inner {
+    /// The guest, snapshotted after the harness and warm-up imports when that worked.
     module: ReplModule,
+    /// Whether [`Inner::module`] starts from that snapshot (so needs no start-up requests).
+    snapshotted: bool,
     spec: ReplSpec,
     preimport: String,
     target: usize,
@@ -240,7 +248,7 @@ impl Drop for Stopper {
 
 impl Runtime {
     pub fn new(options: &PythonOptions) -> crate::Result<Runtime> {
-        let module = module()?;
+        let base = module()?;
         let spec = ReplSpec {
             argv: vec![REPL_ARGV0.into()],
             root: None,
@@ -248,10 +256,19 @@ impl Runtime {
             memory_bytes: options.memory_bytes,
             output_bytes: options.output_bytes,
         };
+        let preimport = options.preimport.join(" ");
+        let (module, snapshotted) = match snapshotted(&base, &spec, &preimport) {
+            Ok(m) => (m, true),
+            Err(e) => {
+                tracing::warn!("python interpreters start without a snapshot: {e}");
+                (base, false)
+            }
+        };
         let inner = Arc::new(Inner {
             module,
+            snapshotted,
             spec,
-            preimport: options.preimport.join(" "),
+            preimport,
             target: options.warm,
             state: Mutex::new(PoolState {
                 ready: VecDeque::new(),
@@ -371,8 +388,62 @@ fn warm_pool(weak: std::sync::Weak<Inner>) {
     }
 }
 
+/// The guest's export that starts a REPL interpreter and returns at [`SNAPSHOT_REQUEST`].
+const PREINIT_EXPORT: &str = "intercode-python-preinit";
+/// Ends [`PREINIT_EXPORT`] (the guest never passes it to the harness).
+const SNAPSHOT_REQUEST: &[u8] = b"\0snapshot";
+
+/// The guest snapshotted with its interpreter started, the harness loaded and `preimport`
+/// imported (once per process; on disk across runs, keyed by all three).
+fn snapshotted(base: &ReplModule, spec: &ReplSpec, preimport: &str) -> crate::Result<ReplModule> {
+    type Snapshots = Mutex<Vec<(String, Result<ReplModule, String>)>>;
+    static SNAPSHOTS: OnceLock<Snapshots> = OnceLock::new();
+    let key = {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::new()
+            .chain_update(HARNESS)
+            .chain_update([0])
+            .chain_update(preimport)
+            .finalize();
+        digest[..12]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    // One snapshot per key and process, made under the lock: two runtimes created at once
+    // (parallel tests) would otherwise both pay for it.
+    let mut made = SNAPSHOTS
+        .get_or_init(Snapshots::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, m)) = made.iter().find(|(k, _)| *k == key) {
+        return m.clone().map_err(crate::Error::Guest);
+    }
+    let module = base
+        .preinitialized(&key, PREINIT_EXPORT, spec, |p| {
+            start_up(p, preimport)?;
+            match p.request(SNAPSHOT_REQUEST.to_vec(), STARTUP_TIMEOUT) {
+                Outcome::Replied { reply, .. } if reply == b"o" => Ok(()),
+                other => Err(crate::Error::Guest(format!(
+                    "the python guest did not stop for its snapshot: {other:?}"
+                ))),
+            }
+        })
+        .map_err(|e| e.to_string());
+    made.push((key, module.clone()));
+    module.map_err(crate::Error::Guest)
+}
+
 fn start_interpreter(inner: &Inner) -> crate::Result<ReplProcess> {
     let mut p = inner.module.start(&inner.spec)?;
+    if !inner.snapshotted {
+        start_up(&mut p, &inner.preimport)?;
+    }
+    Ok(p)
+}
+
+/// Loads the harness and imports the warm-up modules in a new interpreter.
+fn start_up(p: &mut ReplProcess, preimport: &str) -> crate::Result<()> {
     match p.request(HARNESS.as_bytes().to_vec(), STARTUP_TIMEOUT) {
         Outcome::Replied { reply, .. } if reply == b"o" => {}
         Outcome::Replied { reply, stderr, .. } => {
@@ -394,9 +465,9 @@ fn start_interpreter(inner: &Inner) -> crate::Result<ReplProcess> {
             )));
         }
     }
-    if !inner.preimport.is_empty() {
+    if !preimport.is_empty() {
         let mut req = vec![b'w'];
-        req.extend_from_slice(inner.preimport.as_bytes());
+        req.extend_from_slice(preimport.as_bytes());
         let out = p.request(req, STARTUP_TIMEOUT);
         if !matches!(out, Outcome::Replied { .. }) {
             return Err(crate::Error::Guest(format!(
@@ -404,7 +475,7 @@ fn start_interpreter(inner: &Inner) -> crate::Result<ReplProcess> {
             )));
         }
     }
-    Ok(p)
+    Ok(())
 }
 
 // ---- one interpreter session ---------------------------------------------------------------
