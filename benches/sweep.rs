@@ -114,11 +114,20 @@ fn memory_per_episode(kind: EnvKind) -> Result<f64, String> {
     // not counted per episode.
     let mut first = build().map_err(|e| e.to_string())?;
     first.reset(0).map_err(|e| e.to_string())?;
+    first.submit().map_err(|e| e.to_string())?;
     let before = rss_kib().ok_or("no /proc/self/status")?;
+    // One small action each, so the episode is live (a Python interpreter is instantiated on
+    // its own thread and would otherwise not be counted yet).
+    let action = match kind {
+        EnvKind::Bash => "true",
+        EnvKind::Sql => "SELECT 1",
+        EnvKind::Python => "x = [1, 2, 3]",
+    };
     let mut open = Vec::new();
     for i in 0..OPEN {
         let mut env = build().map_err(|e| e.to_string())?;
         env.reset(i % env.task_count()).map_err(|e| e.to_string())?;
+        env.step(action).map_err(|e| e.to_string())?;
         open.push(env);
     }
     let after = rss_kib().ok_or("no /proc/self/status")?;
