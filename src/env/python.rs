@@ -132,7 +132,9 @@ struct Episode {
 }
 
 /// What the gold did on a task's tests in a fresh namespace. Fixed for a task (pinned random
-/// and hash seeds), so it is computed once per task and env.
+/// and hash seeds), so it is computed once per task and env, and kept on disk across runs
+/// (see [`gold_record_name`]).
+#[derive(serde::Serialize, serde::Deserialize)]
 struct GoldOutcome {
     tests: Vec<TestResult>,
     error: Option<String>,
@@ -205,11 +207,30 @@ impl Python {
             return Ok(());
         }
         let task = self.task_at(index)?.clone();
+        let record = gold_record_name(&task, &self.options);
+        if let Some(outcome) = crate::sandbox::cache::load_record(&record)
+            .and_then(|bytes| serde_json::from_slice::<GoldOutcome>(&bytes).ok())
+        {
+            self.golds.insert(index, Gold::Ready(Arc::new(outcome)));
+            return Ok(());
+        }
         let runtime = self.runtime.clone();
         let timeout = self.options.eval_timeout;
         let thread = std::thread::Builder::new()
             .name("python-gold".into())
-            .spawn(move || gold_outcome(&runtime, &task, timeout))?;
+            .spawn(move || {
+                let outcome = gold_outcome(&runtime, &task, timeout)?;
+                // A timeout may be the machine's load rather than the gold's: not kept.
+                let timed_out = outcome
+                    .error
+                    .iter()
+                    .chain(outcome.tests.iter().map(|t| &t.error))
+                    .any(|e| e.starts_with("TimeoutError"));
+                if !timed_out && let Ok(bytes) = serde_json::to_vec(&outcome) {
+                    crate::sandbox::cache::store_record(&record, &bytes);
+                }
+                Ok(outcome)
+            })?;
         self.golds.insert(index, Gold::Running(thread));
         Ok(())
     }
@@ -232,6 +253,38 @@ impl Python {
         self.golds.insert(index, Gold::Ready(Arc::clone(&outcome)));
         Ok(outcome)
     }
+}
+
+/// The cache record of `task`'s gold outcome: a hash of everything the outcome depends on (the
+/// task's gold, setup and tests, the guest, the harness and warm-up imports, the limits), so
+/// a record is only ever read back for the very same computation.
+fn gold_record_name(task: &PythonTask, options: &PythonOptions) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [
+        repl::PYTHON_HASH,
+        repl::HARNESS,
+        &options.preimport.join(" "),
+        &task.gold,
+        &task.test_setup_code,
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    for test in &task.tests {
+        h.update((test.len() as u64).to_le_bytes());
+        h.update(test);
+    }
+    for n in [
+        options.eval_timeout.as_millis() as u64,
+        options.memory_bytes as u64,
+        options.output_bytes as u64,
+    ] {
+        h.update(n.to_le_bytes());
+    }
+    let digest = h.finalize();
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("python-gold-{hex}")
 }
 
 /// The gold's test results for `task`: the gold, then the setup code and the tests, in a fresh

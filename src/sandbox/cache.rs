@@ -176,7 +176,7 @@ impl TrustedDir {
             std::fs::File::open("/dev/urandom")
                 .and_then(|mut f| f.read_exact(&mut key))
                 .map_err(|e| format!("no random key: {e}"))?;
-            write_atomically(dir, &key_path, &key)?;
+            write_atomically(dir, &key_path, &key, true)?;
         }
         owned_and_private(&key_path, false)?;
         let key = std::fs::read(&key_path).map_err(|e| format!("{}: {e}", key_path.display()))?;
@@ -192,7 +192,7 @@ impl TrustedDir {
     /// The entry's bytes when it exists and its keyed hash matches; `Ok(None)` when there is
     /// no entry; `Err` when it exists but cannot be trusted.
     fn read_checked(&self, name: &str) -> Result<Option<Vec<u8>>, String> {
-        let entry = self.dir.join(format!("{name}.cwasm"));
+        let entry = self.dir.join(entry_file(name));
         if std::fs::symlink_metadata(&entry).is_err() {
             return Ok(None);
         }
@@ -213,26 +213,67 @@ impl TrustedDir {
     }
 
     fn store(&self, name: &str, bytes: &[u8]) -> Result<(), String> {
-        let entry = self.dir.join(format!("{name}.cwasm"));
+        let entry = self.dir.join(entry_file(name));
         let mac_path = self.dir.join(format!("{name}.mac"));
-        write_atomically(&self.dir, &entry, bytes)?;
+        // A record lost in a crash is only recomputed: not worth a disk flush per task.
+        let durable = !name.starts_with(RECORD_PREFIX);
+        write_atomically(&self.dir, &entry, bytes, durable)?;
         write_atomically(
             &self.dir,
             &mac_path,
             entry_mac(&self.key, name, bytes).as_bytes(),
+            durable,
         )
     }
 }
 
+/// A compiled module's file, or a record's (its name says which: see [`RECORD_PREFIX`]).
+fn entry_file(name: &str) -> String {
+    if name.starts_with(RECORD_PREFIX) {
+        format!("{name}.json")
+    } else {
+        format!("{name}.cwasm")
+    }
+}
+
+/// Names of records (small results kept across runs) start with this.
+const RECORD_PREFIX: &str = "record-";
+
+/// A record stored by [`store_record`] under `name`, if there is one this user wrote and it is
+/// intact. Any doubt (a foreign directory, a bad keyed hash) reads as no record.
+pub(crate) fn load_record(name: &str) -> Option<Vec<u8>> {
+    let dir = TrustedDir::open(&cache_dir()).ok()?;
+    match dir.read_checked(&format!("{RECORD_PREFIX}{name}")) {
+        Ok(bytes) => bytes,
+        Err(why) => {
+            tracing::warn!("ignoring cache record {name}: {why}");
+            None
+        }
+    }
+}
+
+/// Keeps `bytes` under `name` for later runs (best effort: a cache that cannot be written is
+/// only slower).
+pub(crate) fn store_record(name: &str, bytes: &[u8]) {
+    let stored = TrustedDir::open(&cache_dir())
+        .and_then(|dir| dir.store(&format!("{RECORD_PREFIX}{name}"), bytes));
+    if let Err(why) = stored {
+        tracing::debug!("not keeping cache record {name}: {why}");
+    }
+}
+
 /// Temporary file (0600) in `dir`, then rename over `path`: readers see all or nothing.
-fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_atomically(dir: &Path, path: &Path, bytes: &[u8], durable: bool) -> Result<(), String> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .permissions(std::fs::Permissions::from_mode(0o600))
         .tempfile_in(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?;
     tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
+        .and_then(|()| match durable {
+            true => tmp.as_file().sync_all(),
+            false => Ok(()),
+        })
         .map_err(|e| format!("{}: {e}", tmp.path().display()))?;
     tmp.persist(path)
         .map_err(|e| format!("{}: {}", path.display(), e.error))?;

@@ -23,7 +23,7 @@
 //! ```
 
 mod action;
-mod cache;
+pub(crate) mod cache;
 mod clock;
 mod handles;
 mod hostcalls;
