@@ -10,6 +10,7 @@ pub mod awk;
 pub mod cal;
 pub mod chmod;
 pub mod cmp;
+pub mod colrm;
 pub mod column;
 pub mod dd;
 pub mod df;
@@ -22,6 +23,7 @@ pub mod free;
 pub mod grep;
 pub mod groups;
 pub mod gzip;
+pub mod hexdump;
 pub mod hostid;
 pub mod install;
 pub mod killall;
@@ -72,6 +74,7 @@ applets! {
     "chmod" => chmod::main,
     "chown" => owner::chown_main,
     "cmp" => cmp::main,
+    "colrm" => colrm::main,
     "column" => column::main,
     "curl" => net::curl::main,
     "dd" => dd::main,
@@ -92,6 +95,8 @@ applets! {
     "groups" => groups::main,
     "gunzip" => gzip::main,
     "gzip" => gzip::main,
+    "hd" => hexdump::main,
+    "hexdump" => hexdump::main,
     "host" => net::dns::host_main,
     "hostid" => hostid::main,
     "hostname" => sysinfo::hostname_main,

@@ -1,0 +1,207 @@
+//! The cases, per tool: first what agents typed in upstream's logs (`hexdump -c FILE`,
+//! `cat FILE | hexdump -c`, `hexdump -n 16 -e '1/1 %02x' FILE` as upstream's quoting delivered
+//! it), then the options and edge cases around them.
+//!
+//! Not compared: `-s` on a pipe (util-linux seeks standard input and fails with "Illegal
+//! seek"; we read over the skipped bytes), and backslash escapes other than a lone `\n` in
+//! `-e` formats (Debian's util-linux 2.38 garbles them, e.g. `"\t%02x"` fails with "bad
+//! conversion character"; we decode C's escapes as the manual describes).
+
+use super::harness::{Case, binary, case};
+
+pub fn cases() -> Vec<Case> {
+    let mut v = hexdump_cases();
+    v.extend(hexdump_format_cases());
+    v.extend(colrm_cases());
+    v
+}
+
+/// Text with tabs, backspaces, control bytes, long and short lines, no final newline.
+const TEXT: &[u8] = b"abcdefghijklmnop\na\tbcdefghij\tklmnop\nab\x08cdefg\nshort\n\n\t\tx\n\x01\x02abc\rdef\nxy\x08\x08\x08zzzzzz\n0123456789012345678901234567890\nend";
+
+fn colrm_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let argsets: &[&[&str]] = &[
+        &[],
+        &["3"],
+        &["3", "5"],
+        &["1"],
+        &["1", "1"],
+        &["5", "3"],
+        &["0"],
+        &["0", "2"],
+        &["20"],
+        &["9", "9"],
+        &["8", "9"],
+        &["2", "12"],
+        &["10", "30"],
+        &["1", "2", "3"],
+        &["2", "3", "nofile"],
+        &["+2"],
+        &["x"],
+        &["3", "y"],
+        &["3x"],
+        &[""],
+        &["0x2"],
+        &["-1"],
+        &["2", "-5"],
+        &["99999999999999999999"],
+        &["2", "99999999999999999999"],
+        &["-Q"],
+    ];
+    for a in argsets {
+        v.push(case(&format!("colrm {}", a.join(" ")), "colrm", a).stdin(TEXT));
+    }
+    for a in [&["2", "3"][..], &["4"][..]] {
+        v.push(case(&format!("colrm empty {}", a.join(" ")), "colrm", a));
+        v.push(
+            case(&format!("colrm high bytes {}", a.join(" ")), "colrm", a)
+                .stdin(b"abcdef\nab\xe9cdef\nxyz\n"),
+        );
+        v.push(case(&format!("colrm binary {}", a.join(" ")), "colrm", a).stdin(&binary(300)));
+    }
+    v
+}
+
+const FILES: &[&str] = &[
+    "empty", "b1", "b15", "b16", "b17", "b31", "b32", "b33", "b100", "t13", "z40", "z64", "a17",
+    "rep", "all",
+];
+
+fn hexdump_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    // From upstream's logs.
+    v.push(case("hexdump log -c file", "hexdump", &["-c", "t13"]));
+    v.push(case("hexdump log -c stdin", "hexdump", &["-c"]).stdin(b"Hello world!\n"));
+    v.push(case(
+        "hexdump log bad -e",
+        "hexdump",
+        &["-n", "16", "-e", "1/1 %02x", "t13"],
+    ));
+    v.push(case(
+        "hexdump log -e",
+        "hexdump",
+        &["-n", "16", "-e", "1/1 \"%02x\"", "t13"],
+    ));
+    for opt in ["", "-C", "-c", "-b", "-d", "-o", "-x", "-v", "-Cv", "-cv"] {
+        for f in FILES {
+            let mut args = Vec::new();
+            if !opt.is_empty() {
+                args.push(opt);
+            }
+            args.push(f);
+            v.push(case(&format!("hexdump {opt} {f}"), "hexdump", &args));
+        }
+    }
+    for f in FILES {
+        v.push(case(&format!("hd {f}"), "hd", &[f]));
+    }
+    let argsets: &[&[&str]] = &[
+        &["-n", "5", "b33"],
+        &["-n", "16", "-C", "b33"],
+        &["-n", "0", "b33"],
+        &["-n", "0x11", "-C", "b33"],
+        &["-n", "010", "-C", "b33"],
+        &["-n", "1K", "-C", "b100"],
+        &["-n", "1KB", "-C", "b100"],
+        &["-n", "-1", "b33"],
+        &["-n", "", "b33"],
+        &["-n", "3b", "b33"],
+        &["-n", "99999999999999999999999", "b33"],
+        &["-n"],
+        &["--length=7", "-C", "b33"],
+        &["-s", "5", "-C", "b33"],
+        &["-s", "16", "-C", "b33"],
+        &["-s", "33", "-C", "b33"],
+        &["-s", "100", "-C", "b33"],
+        &["-s", "1x", "b33"],
+        &["-s", "3", "-n", "4", "t13", "t13"],
+        &["-s", "13", "t13", "t13"],
+        &["-s", "14", "-C", "t13", "t13"],
+        &["-s", "20", "-n", "20", "-c", "b17", "b17", "b17"],
+        &["t13", "t13"],
+        &["-C", "b15", "b17", "empty", "b1"],
+        &["-C", "z40", "z40"],
+        &["-C", "-c", "t13"],
+        &["-x", "-b", "t13"],
+        &["-c", "-C", "rep"],
+        &["-C", "rep"],
+        &["rep"],
+        &["-v", "rep"],
+        &["nofile"],
+        &["nofile", "nofile2"],
+        &["nofile", "t13"],
+        &["t13", "nofile"],
+        &["subdir"],
+        &["subdir", "t13"],
+        &["-Q", "t13"],
+        &["--bogus", "t13"],
+        &["-C", "--", "t13"],
+        &["-L", "-C", "t13"],
+        &["--color=never", "-C", "t13"],
+        &["--canonical", "t13"],
+        &["--one-byte-char", "t13"],
+        &["--two-bytes-hex", "t13"],
+        &["-f", "nofile", "t13"],
+    ];
+    for a in argsets {
+        v.push(case(&format!("hexdump {}", a.join(" ")), "hexdump", a));
+    }
+    for n in [0usize, 1, 15, 16, 17, 33, 4096, 5000] {
+        let data = binary(n);
+        v.push(case(&format!("hexdump stdin {n}"), "hexdump", &[]).stdin(&data));
+        v.push(case(&format!("hexdump -C stdin {n}"), "hexdump", &["-C"]).stdin(&data));
+        v.push(case(&format!("hd stdin {n}"), "hd", &[]).stdin(&data));
+    }
+    v.push(case("hexdump stdin dash", "hexdump", &["-C", "-"]).stdin(b"abc"));
+    v
+}
+
+fn hexdump_format_cases() -> Vec<Case> {
+    let formats: &[&[&str]] = &[
+        &["-e", r#"16/1 "%02x " "\n""#],
+        &["-e", r#"16/1 "%02x\n""#],
+        &["-e", r#"2/1 "%02x  " "\n""#],
+        &["-e", r#""%07.7_ax " 8/2 "%04x " "\n""#],
+        &["-e", r#""%_ad: " 4/8 "%x" "\n""#],
+        &["-e", r#"1/8 "%x" "\n""#],
+        &["-e", r#""%5.3s|" "\n""#],
+        &["-e", r#"4/1 "%-4_c|" "\n""#],
+        &["-e", r#"4/1 "%04_c|" "\n""#],
+        &["-e", r#""%_ad %_ao %_ax|" 4/1 " %#o" "\n""#],
+        &["-e", r#"16/1 "%_u " "\n""#],
+        &["-e", r#"16/1 "%_p""#, "-e", r#""\n""#],
+        &["-e", r#"4/2 "%6d" "\n""#],
+        &["-e", r#"4/2 "%+i" "\n""#],
+        &["-e", r#"4/4 "% d" "\n""#],
+        &["-e", r#"4/1 "%#x %#X %X" "\n""#],
+        &["-e", r#"1/4 "%e " 1/4 "%g " 1/8 "%f" "\n""#],
+        &["-e", r#"1/1 "%c" "\n""#],
+        &["-e", r#""%_a" 1/1 "%02x""#],
+        &["-e", r#""%07_Ad\n""#, "-e", r#"8/1 "%3u" "\n""#],
+        &["-e", r#""%_Ao\n""#, "-e", r#"16 "%x" "\n""#],
+        &["-e", r#"1/1"%02x""#],
+        &["-e", r#"4 "%yab""#],
+        &["-e", r#"4/3 "%x""#],
+        &["-e", r#""%s""#],
+        &["-e", r#"1/2 "%+d %i""#],
+        &["-e", r#"2 "%_z""#],
+        &["-e", r#"1/1 "%02x"#],
+        &["-e", r#""%_Ad\n""#],
+        &["-v", "-e", r#"8/1 "%02x" "\n""#],
+        &["-e", r#"8/1 "%02x" "\n""#],
+    ];
+    let mut v = Vec::new();
+    for f in formats {
+        for file in ["t13", "b33", "z40", "rep", "all", "empty"] {
+            let mut args: Vec<&str> = f.to_vec();
+            args.push(file);
+            v.push(case(
+                &format!("hexdump {} {file}", f.join(" ")),
+                "hexdump",
+                &args,
+            ));
+        }
+    }
+    v
+}
