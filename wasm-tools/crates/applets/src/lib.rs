@@ -10,6 +10,7 @@ pub mod awk;
 pub mod cal;
 pub mod chmod;
 pub mod cmp;
+pub mod col;
 pub mod colrm;
 pub mod column;
 pub mod dd;
@@ -74,6 +75,7 @@ applets! {
     "chmod" => chmod::main,
     "chown" => owner::chown_main,
     "cmp" => cmp::main,
+    "col" => col::main,
     "colrm" => colrm::main,
     "column" => column::main,
     "curl" => net::curl::main,

@@ -13,6 +13,93 @@ pub fn cases() -> Vec<Case> {
     let mut v = hexdump_cases();
     v.extend(hexdump_format_cases());
     v.extend(colrm_cases());
+    v.extend(col_cases());
+    v
+}
+
+/// Inputs for `col`: overstrikes as man pages have them, tabs and spaces, carriage returns,
+/// reverse and half line feeds (VT, ESC BEL/BS/TAB), shift in/out, escapes, control and
+/// high bytes, missing final newlines, going above the first line.
+const COL_INPUTS: &[&[u8]] = &[
+    b"N\x08NA\x08AM\x08ME\x08E\n     ls - list directory contents\n\nS\x08SY\x08YN\x08NO\x08OP\x08PS\x08SI\x08IS\x08S\n       l\x08ls\x08s [_\x08O_\x08P_\x08T_\x08I_\x08O_\x08N]... [_\x08F_\x08I_\x08L_\x08E]...\n",
+    b"_\x08u_\x08n_\x08d_\x08e_\x08r\tline\n  spaced    out\ttabs\n",
+    b"a        b\na         b  c\n        x\n       x\nabcdefg  x\na  \tb\na b\n",
+    b"abc",
+    b"",
+    b"\n\n",
+    b"x\n\n\n",
+    b"abc  \n\n\nx\n",
+    b"ab\rcd\nab\rc\nabc\x08\x08xy\nab\x08\x08\x08c\n",
+    b"x\ny\x0bz\n",
+    b"\x0bz\n",
+    b"\x0bz\nq\n",
+    b"a\x0b\x0bz\nq\n",
+    b"a\n\x0b\x0bz\nq\n",
+    b"x\n\x0bz\n",
+    b"a\x1b\x09b\n",
+    b"a\x1b\x08b\n",
+    b"a\nb\x1b\x07c\n",
+    b"a\nb\x1b\x08c\n",
+    b"a\x1b\x09\x1b\x09b\n",
+    b"a\n\x1b\x08b\n",
+    b"a\x1b9b\na\x1bb\n",
+    b"a\x1b\x07\x1b\x07\x1b\x07\x1b\x07b\nc\n",
+    b"a\x0eb\x0fc\n\x0exyz",
+    b"a\x01b\x7fc\x00d\x0ce\n",
+    b"a\xe9b\rXYZW\n",
+    b"a\r",
+    b"a\x08",
+    b"\tx\ty\r\t\tz\n",
+];
+
+fn col_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let argsets: &[&[&str]] = &[
+        &[],
+        &["-b"],
+        &["-x"],
+        &["-f"],
+        &["-h"],
+        &["-p"],
+        &["-bx"],
+        &["-bf"],
+        &["-bp"],
+        &["-l", "1"],
+    ];
+    for (n, input) in COL_INPUTS.iter().enumerate() {
+        for a in argsets {
+            v.push(case(&format!("col {} input {n}", a.join(" ")), "col", a).stdin(input));
+        }
+    }
+    // Reverse feeds beyond what is buffered: the warning, and lines already printed.
+    let mut long = Vec::new();
+    for i in 1..=300 {
+        long.extend_from_slice(format!("line {i}\n").as_bytes());
+    }
+    long.extend_from_slice(b"\x0b\x0b\x0bZ\n");
+    for _ in 0..300 {
+        long.extend_from_slice(b"\x0b");
+    }
+    long.extend_from_slice(b"Y\nend\n");
+    v.push(case("col long reverse", "col", &[]).stdin(&long));
+    v.push(case("col long reverse -l 2", "col", &["-l", "2"]).stdin(&long));
+    v.push(case("col long reverse -l 0", "col", &["-l", "0"]).stdin(&long));
+    v.push(case("col binary", "col", &[]).stdin(&binary(2000)));
+    v.push(case("col -b binary", "col", &["-b"]).stdin(&binary(2000)));
+    for a in [&["-p"][..], &["-f"], &["-x"], &["-bp"], &["-pf"]] {
+        v.push(case(&format!("col {} binary", a.join(" ")), "col", a).stdin(&binary(6000)));
+    }
+    for a in [
+        &["-l", "x"][..],
+        &["-l", "-3"],
+        &["-l", "99999999999"],
+        &["-l", ""],
+        &["-l"],
+        &["-Q"],
+        &["--bogus"],
+    ] {
+        v.push(case(&format!("col {}", a.join(" ")), "col", a).stdin(b"x\n"));
+    }
     v
 }
 
