@@ -29,6 +29,7 @@ pub mod hostid;
 pub mod install;
 pub mod killall;
 pub mod ln;
+pub mod look;
 pub mod ls;
 pub mod mktemp;
 pub mod more;
@@ -108,6 +109,7 @@ applets! {
     "less" => more::main,
     "ln" => ln::main,
     "logname" => session::logname_main,
+    "look" => look::main,
     "ls" => ls::main,
     "mawk" => awk::main,
     "mktemp" => mktemp::main,

@@ -14,6 +14,54 @@ pub fn cases() -> Vec<Case> {
     v.extend(hexdump_format_cases());
     v.extend(colrm_cases());
     v.extend(col_cases());
+    v.extend(look_cases());
+    v
+}
+
+fn look_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let keys = [
+        "", "a", "ab", "Ab", "AB", "abc", "ba", "co", "co-", "co-c", "Co-C", "coco", "d", "d'",
+        "d'a", "x", "x1", "_", "_z", "zz", "zzzz", "zzzze", "b", "A", "0", "~", " ",
+    ];
+    let flagsets: &[&[&str]] = &[
+        &[],
+        &["-f"],
+        &["-d"],
+        &["-df"],
+        &["-t", "b"],
+        &["-f", "-t", "o"],
+    ];
+    for file in ["dict_c", "dict_f", "words", "lines", "b100", "t13"] {
+        for k in keys {
+            for f in flagsets {
+                let mut a: Vec<&str> = f.to_vec();
+                a.push(k);
+                a.push(file);
+                v.push(case(&format!("look {}", a.join(" ")), "look", &a));
+            }
+        }
+    }
+    let argsets: &[&[&str]] = &[
+        &["app", "nofile"],
+        &["app", "empty"],
+        &["app", "subdir"],
+        &[],
+        &["a", "b", "c"],
+        &["-Q", "x"],
+        &["-t"],
+        &["--alternative", "x", "words"],
+        &["--ignore-case", "APP", "words"],
+        &["--alphanum", "--terminate=-", "co-op", "words"],
+        &["-t", "", "app", "words"],
+        // The word lists (both sides read the same host files, present or not).
+        &["abc"],
+        &["-a", "abc"],
+        &["-df", "abc"],
+    ];
+    for a in argsets {
+        v.push(case(&format!("look {}", a.join(" ")), "look", a));
+    }
     v
 }
 

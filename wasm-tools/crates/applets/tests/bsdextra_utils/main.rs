@@ -66,6 +66,33 @@ mod harness {
             .collect()
     }
 
+    /// A word list for `look`, sorted bytewise and sorted ignoring case (`sort` and `sort -f`
+    /// in the C locale): syllable words in both cases, with hyphens, apostrophes, digits.
+    fn dictionaries() -> (Vec<u8>, Vec<u8>) {
+        let syllables = [
+            "a", "ab", "Ab", "ba", "co", "Co", "co-", "d'", "x1", "_z", "zz",
+        ];
+        let mut words = Vec::new();
+        for a in syllables {
+            words.push(a.to_string());
+            for b in syllables {
+                words.push(format!("{a}{b}"));
+                words.push(format!("{a}{b}e"));
+            }
+        }
+        words.sort();
+        words.dedup();
+        let c_sorted = words.iter().map(|w| format!("{w}\n")).collect::<String>();
+        // sort -f: compare upper-cased, then fall back to the bytes (as `sort -f` without -s).
+        words.sort_by(|x, y| {
+            x.to_ascii_uppercase()
+                .cmp(&y.to_ascii_uppercase())
+                .then_with(|| x.cmp(y))
+        });
+        let fold_sorted = words.iter().map(|w| format!("{w}\n")).collect::<String>();
+        (c_sorted.into_bytes(), fold_sorted.into_bytes())
+    }
+
     /// The files every case can name.
     fn fixtures(dir: &Path) {
         let w = |name: &str, data: &[u8]| std::fs::write(dir.join(name), data).unwrap();
@@ -99,6 +126,9 @@ mod harness {
             "overstrike",
             b"N\x08NA\x08AM\x08ME\x08E\n_\x08u_\x08n_\x08d_\x08e_\x08r\tline\n  spaced    out\ttabs\n",
         );
+        let (c_sorted, fold_sorted) = dictionaries();
+        w("dict_c", &c_sorted);
+        w("dict_f", &fold_sorted);
         std::fs::create_dir(dir.join("subdir")).unwrap();
     }
 
