@@ -167,8 +167,7 @@ impl Printer {
                 self.gap(last_col, col, opts.compress);
                 last_col = col;
             }
-            for k in first..end {
-                let c = cells[k];
+            for (k, c) in cells.iter().enumerate().take(end).skip(first) {
                 if c.alternate != self.alternate {
                     self.out
                         .push(if c.alternate { SHIFT_OUT } else { SHIFT_IN });
@@ -176,9 +175,8 @@ impl Printer {
                 }
                 self.out.push(c.ch);
                 if k + 1 < end {
-                    for _ in 0..c.width.max(0) {
-                        self.out.push(8);
-                    }
+                    let back = c.width.max(0) as usize;
+                    self.out.resize(self.out.len() + back, 8);
                 }
             }
             last_col += cells[end - 1].width;

@@ -57,9 +57,8 @@ fn colrm(input: &[u8], first: u64, last: Option<u64>) -> Vec<u8> {
                 continue;
             }
             // This byte reaches `first`: blanks for the part of it before `first`.
-            for _ in before + 1..first {
-                out.push(b' ');
-            }
+            let blanks = first.saturating_sub(before + 1) as usize;
+            out.resize(out.len() + blanks, b' ');
             break;
         }
         if i >= line.len() {

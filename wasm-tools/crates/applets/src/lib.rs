@@ -21,6 +21,7 @@ pub mod env;
 pub mod file;
 pub mod find;
 pub mod free;
+pub mod getopt_cmd;
 pub mod grep;
 pub mod groups;
 pub mod gzip;
@@ -94,6 +95,7 @@ applets! {
     "free" => free::main,
     "gawk" => awk::main,
     "getent" => net::getent::main,
+    "getopt" => getopt_cmd::main,
     "grep" => grep::main,
     "groups" => groups::main,
     "gunzip" => gzip::main,

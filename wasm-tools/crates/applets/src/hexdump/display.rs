@@ -148,7 +148,7 @@ fn display_block(
 
 /// The final `%_A` unit (the last one given): its texts and the offset where input ended.
 fn display_end(out: &mut Vec<u8>, formats: &[Format], end: u64) {
-    let Some(unit) = formats.iter().flatten().filter(|u| u.at_end).last() else {
+    let Some(unit) = formats.iter().flatten().rfind(|u| u.at_end) else {
         return;
     };
     for p in &unit.prints {

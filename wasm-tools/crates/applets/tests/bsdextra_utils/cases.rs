@@ -15,6 +15,138 @@ pub fn cases() -> Vec<Case> {
     v.extend(colrm_cases());
     v.extend(col_cases());
     v.extend(look_cases());
+    v.extend(getopt_cases());
+    v
+}
+
+fn getopt_cases() -> Vec<Case> {
+    let argsets: &[&[&str]] = &[
+        // The old form.
+        &["ab:c::", "-a", "-b", "x", "-cy", "p1", "p 2", "it's"],
+        &["ab", "x", "-a", "-b"],
+        &["ab", "-z"],
+        &[""],
+        &["", "x"],
+        &["ab:", "-b"],
+        // Options and long options.
+        &[
+            "-o",
+            "ab:c::",
+            "-l",
+            "long,req:,opt::",
+            "--",
+            "-a",
+            "--long",
+            "--req=v",
+            "--opt",
+            "--opt=w",
+            "-c",
+            "p1",
+            "--",
+            "-b",
+        ],
+        &["-o", "ab:", "--", "-x", "-b"],
+        &["-q", "-o", "ab:", "--", "-x", "-b"],
+        &["-Q", "-o", "ab:", "--", "-a", "-b", "x"],
+        &["-Q", "-o", "ab:", "--", "-a", "-z"],
+        &["-T"],
+        &["-o", "a", "-T"],
+        &["-o", "a", "-u", "--", "-a", "p q"],
+        &["-o", "+a", "--", "x", "-a"],
+        &["-o", "-a", "--", "x", "-a", "y"],
+        &["-n", "myprog", "-o", "a", "--", "-z"],
+        &["-n", "", "-o", "a", "--", "-z"],
+        &["--name=pp", "--options=a", "--", "-a", "-q"],
+        &["-o", "ab:", "--", "-b"],
+        &["-l", "long", "-o", "", "--", "--lo", "--lon=x"],
+        &["-l", "color,count", "-o", "", "--", "--co"],
+        &[
+            "-l",
+            "color,count",
+            "-o",
+            "",
+            "--",
+            "--col",
+            "--cou=3",
+            "--count",
+        ],
+        &[
+            "-l", "x y,z:", "-o", "a", "--", "--y", "--z=1", "--z", "2", "--z",
+        ],
+        &["-l", "a", "-l", "b:", "-o", "", "--", "--b", "x", "--a"],
+        &["-o", "a", "--", "--nope=1", "-a"],
+        &["-o", "a", "--", "-a", "--", "x", "-a"],
+        &["-o", "a", "--", "-", "-a"],
+        &["-o", "a", "--", "--"],
+        &["-o", "a", "--", "-a=1"],
+        &["-o", "c::", "-u", "--", "-c"],
+        &["-o", "c::", "--", "-c", "-cx", "-c", "y"],
+        &["-o", "ab", "--", "-ab", "-ba", "-aab"],
+        &["-o", "ab", "--", "-a", "-c", "-b"],
+        &["--", "ab:", "-a", "-bx", "y"],
+        &["-q", "ab", "-z"],
+        &[
+            "-a", "-l", "long:", "-o", "l", "--", "-lon", "x", "-l", "-long=3",
+        ],
+        &["-a", "-o", "l", "-l", "lx", "--", "-lz"],
+        &[
+            "-a",
+            "-o",
+            "a",
+            "-l",
+            "color,count",
+            "--",
+            "-c",
+            "-co",
+            "-x",
+            "-colo",
+        ],
+        &[
+            "-a", "-l", "long", "-o", "", "--", "-long", "--long", "-lo=1",
+        ],
+        &["-o", "a", "-l", "color,count", "--", "--c"],
+        &["--shell", "bash", "-o", "a", "--", "x"],
+        &["-s", "sh", "-o", "a", "--", "x'y"],
+        &[
+            "-s", "csh", "-o", "a", "--", "-a", "it's", "a!b", "x\ny", "x\ty",
+        ],
+        &["-s", "tcsh", "-o", "b:", "--", "-b", "new\nline", "a'b!"],
+        &["-s", "bogus"],
+        &[],
+        &["-o"],
+        &["-x"],
+        &["--bogus"],
+        &["-q"],
+        &["--unquoted", "--quiet-output", "-o", "a", "--", "-a"],
+        &[
+            "-o", "ab:", "--", "-a", "a b", "$x", "\"", "a\\b", "", "-b", "",
+        ],
+        &[
+            "-o",
+            "vhf:",
+            "--long",
+            "verbose,help,file:",
+            "-n",
+            "script",
+            "--",
+            "-v",
+            "--file",
+            "out.txt",
+            "arg1",
+            "--help",
+        ],
+        &["-o", "a", "-l", ":x", "--", "--x"],
+        &["-o", ":ab:", "--", "-b"],
+        &["-o", "+:a", "--", "-z", "x"],
+        &["-o", "-:a", "--", "x", "-z"],
+        &[
+            "-s", "csh", "-o", "a", "--", "a b", "a\rb", "a\x0bb", "a\x0cb",
+        ],
+    ];
+    let mut v = Vec::new();
+    for a in argsets {
+        v.push(case(&format!("getopt {}", a.join(" ")), "getopt", a));
+    }
     v
 }
 
@@ -204,20 +336,21 @@ const FILES: &[&str] = &[
 ];
 
 fn hexdump_cases() -> Vec<Case> {
-    let mut v = Vec::new();
     // From upstream's logs.
-    v.push(case("hexdump log -c file", "hexdump", &["-c", "t13"]));
-    v.push(case("hexdump log -c stdin", "hexdump", &["-c"]).stdin(b"Hello world!\n"));
-    v.push(case(
-        "hexdump log bad -e",
-        "hexdump",
-        &["-n", "16", "-e", "1/1 %02x", "t13"],
-    ));
-    v.push(case(
-        "hexdump log -e",
-        "hexdump",
-        &["-n", "16", "-e", "1/1 \"%02x\"", "t13"],
-    ));
+    let mut v = vec![
+        case("hexdump log -c file", "hexdump", &["-c", "t13"]),
+        case("hexdump log -c stdin", "hexdump", &["-c"]).stdin(b"Hello world!\n"),
+        case(
+            "hexdump log bad -e",
+            "hexdump",
+            &["-n", "16", "-e", "1/1 %02x", "t13"],
+        ),
+        case(
+            "hexdump log -e",
+            "hexdump",
+            &["-n", "16", "-e", "1/1 \"%02x\"", "t13"],
+        ),
+    ];
     for opt in ["", "-C", "-c", "-b", "-d", "-o", "-x", "-v", "-Cv", "-cv"] {
         for f in FILES {
             let mut args = Vec::new();
