@@ -157,7 +157,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         };
         let mut opts_string = None;
         let mut n = prog.clone();
-        let (mut q, mut qo, mut alt) = (false, false, false);
+        let (mut q, mut qo, mut alt, mut unquoted) = (false, false, false, false);
         let mut l = Vec::new();
         for opt in &parsed.opts {
             let arg = opt.arg.clone().unwrap_or_default();
@@ -182,7 +182,8 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                     }
                 }
                 K::Test => return 4,
-                K::Unquoted => quoting = Quoting::None,
+                // Whatever -s says, -u keeps the output unquoted.
+                K::Unquoted => unquoted = true,
                 K::Help => {
                     let _ = io.out.write_all(HELP.as_bytes());
                     return 0;
@@ -192,6 +193,9 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                     return 0;
                 }
             }
+        }
+        if unquoted {
+            quoting = Quoting::None;
         }
         let mut rest = parsed.operands;
         optstring = match opts_string {

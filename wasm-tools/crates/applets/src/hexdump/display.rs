@@ -116,7 +116,12 @@ fn print_unit(
         out.resize(out.len() + spec.width, b' ');
         return;
     }
-    convert(out, *conv, spec, &bytes_at(block, pos, p.bytes), address);
+    // `%s` is C's: it reads on to a NUL (or its precision), past its own byte count.
+    let bytes = match conv {
+        Conv::Str => block.get(pos..).unwrap_or_default().to_vec(),
+        _ => bytes_at(block, pos, p.bytes),
+    };
+    convert(out, *conv, spec, &bytes, address);
 }
 
 /// Displays one block through every format; `end` is the offset where input ended inside it.
@@ -129,7 +134,8 @@ fn display_block(
 ) {
     for format in formats {
         let (mut address, mut pos) = (start, 0usize);
-        for unit in format.iter().filter(|u| !u.at_end) {
+        // util-linux stops a format at its `%_A` unit: what follows it is never shown.
+        for unit in format.iter().take_while(|u| !u.at_end) {
             for rep in 0..unit.reps {
                 let last_rep = rep + 1 == unit.reps;
                 for (k, p) in unit.prints.iter().enumerate() {

@@ -233,25 +233,31 @@ fn rewrite_unit(unit: &mut Unit) -> Result<(), String> {
             break;
         };
         let (spec, c) = read_spec(&s, pct + 1);
-        let fixed = |allowed: &[usize], default: usize| -> Result<usize, String> {
+        // The byte count a conversion takes: the unit's if allowed, else its default;
+        // `name_len` is how much of the text names the conversion in the message.
+        let fixed = |allowed: &[usize], default: usize, name_len: usize| -> Result<usize, String> {
             match unit.byte_count {
                 0 => Ok(default),
                 n if allowed.contains(&n) => Ok(n),
                 _ => Err(format!(
                     "bad byte count for conversion character {}",
-                    conv_text(&s, c, 1)
+                    conv_text(&s, c, name_len)
                 )),
             }
         };
         let ch = s.get(c).copied().unwrap_or(0);
         let (conv, bytes, end) = match ch {
-            b'c' => (Conv::Char, fixed(&[1], 1)?, c + 1),
+            b'c' => (Conv::Char, fixed(&[1], 1, 1)?, c + 1),
             b'd' | b'i' | b'o' | b'u' | b'x' | b'X' => {
                 let signed = matches!(ch, b'd' | b'i');
                 let radix = if signed { b'd' } else { ch };
-                (Conv::Int { signed, radix }, fixed(&[1, 2, 4, 8], 4)?, c + 1)
+                (
+                    Conv::Int { signed, radix },
+                    fixed(&[1, 2, 4, 8], 4, 1)?,
+                    c + 1,
+                )
             }
-            b'e' | b'E' | b'f' | b'g' | b'G' => (Conv::Float(ch), fixed(&[4, 8], 8)?, c + 1),
+            b'e' | b'E' | b'f' | b'g' | b'G' => (Conv::Float(ch), fixed(&[4, 8], 8, 1)?, c + 1),
             b's' => {
                 let n = if unit.byte_count > 0 {
                     unit.byte_count
@@ -274,9 +280,9 @@ fn rewrite_unit(unit: &mut Unit) -> Result<(), String> {
                     let end = if radix == 0 { c + 2 } else { c + 3 };
                     (Conv::Offset(radix), 0, end)
                 }
-                b'c' => (Conv::Escaped, fixed(&[1], 1)?, c + 2),
-                b'p' => (Conv::Printable, fixed(&[1], 1)?, c + 2),
-                b'u' => (Conv::AsciiName, fixed(&[1], 1)?, c + 2),
+                b'c' => (Conv::Escaped, fixed(&[1], 1, 2)?, c + 2),
+                b'p' => (Conv::Printable, fixed(&[1], 1, 2)?, c + 2),
+                b'u' => (Conv::AsciiName, fixed(&[1], 1, 2)?, c + 2),
                 _ => {
                     return Err(format!("bad conversion character %{}", conv_text(&s, c, 2)));
                 }
