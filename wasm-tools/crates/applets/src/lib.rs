@@ -10,6 +10,8 @@ pub mod awk;
 pub mod cal;
 pub mod chmod;
 pub mod cmp;
+pub mod col;
+pub mod colrm;
 pub mod column;
 pub mod dd;
 pub mod df;
@@ -19,13 +21,16 @@ pub mod env;
 pub mod file;
 pub mod find;
 pub mod free;
+pub mod getopt_cmd;
 pub mod grep;
 pub mod groups;
 pub mod gzip;
+pub mod hexdump;
 pub mod hostid;
 pub mod install;
 pub mod killall;
 pub mod ln;
+pub mod look;
 pub mod ls;
 pub mod mktemp;
 pub mod more;
@@ -72,6 +77,8 @@ applets! {
     "chmod" => chmod::main,
     "chown" => owner::chown_main,
     "cmp" => cmp::main,
+    "col" => col::main,
+    "colrm" => colrm::main,
     "column" => column::main,
     "curl" => net::curl::main,
     "dd" => dd::main,
@@ -88,10 +95,13 @@ applets! {
     "free" => free::main,
     "gawk" => awk::main,
     "getent" => net::getent::main,
+    "getopt" => getopt_cmd::main,
     "grep" => grep::main,
     "groups" => groups::main,
     "gunzip" => gzip::main,
     "gzip" => gzip::main,
+    "hd" => hexdump::main,
+    "hexdump" => hexdump::main,
     "host" => net::dns::host_main,
     "hostid" => hostid::main,
     "hostname" => sysinfo::hostname_main,
@@ -101,6 +111,7 @@ applets! {
     "less" => more::main,
     "ln" => ln::main,
     "logname" => session::logname_main,
+    "look" => look::main,
     "ls" => ls::main,
     "mawk" => awk::main,
     "mktemp" => mktemp::main,
