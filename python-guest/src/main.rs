@@ -26,7 +26,6 @@
 
 mod cli;
 
-
 use rustpython::InterpreterConfig;
 use rustpython::vm::Interpreter;
 use rustpython::vm::builtins::PyBytes;
