@@ -5,6 +5,7 @@ use super::limits::Limits;
 use super::process::{self, ProcessSpec};
 use super::proctable::{self, ProcInfo};
 use super::program::{Program, Programs};
+use super::threads::Task;
 use super::{Shared, SharedClock};
 use std::collections::HashMap;
 use std::fs::File;
@@ -12,7 +13,6 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Shared by every process of one action.
@@ -187,26 +187,26 @@ impl ActionState {
         };
         let info = Arc::new(ProcInfo::new(pid, spec.parent, shown_argv, self.wall_now()));
         let me = info.clone();
-        let handle = std::thread::Builder::new()
-            .name(format!("guest-{pid}"))
-            .stack_size(stack)
-            .spawn(move || {
-                let code = match program {
-                    Some(p) => action.run_program(&p, spec, me.clone()),
-                    None => process::run(&shared, &action, spec, me.clone()),
-                };
-                me.mark_ended();
-                action.live.fetch_sub(1, Ordering::SeqCst);
-                // A parent may be waiting for this process in the host.
-                action.wake_all();
-                if let Some(tx) = on_exit {
-                    let _ = tx.send(code);
-                }
-                code
-            });
+        // A pooled thread: most actions start a process or two and end in well under a
+        // millisecond, so creating (and mapping a stack for) a thread each time is a cost
+        // worth avoiding.
+        let handle = super::threads::spawn("guest", stack, move || {
+            let code = match program {
+                Some(p) => action.run_program(&p, spec, me.clone()),
+                None => process::run(&shared, &action, spec, me.clone()),
+            };
+            me.mark_ended();
+            action.live.fetch_sub(1, Ordering::SeqCst);
+            // A parent may be waiting for this process in the host.
+            action.wake_all();
+            if let Some(tx) = on_exit {
+                let _ = tx.send(code);
+            }
+            code
+        });
         match handle {
-            Ok(handle) => {
-                children.insert(pid, Child { handle, info });
+            Ok(task) => {
+                children.insert(pid, Child { task, info });
                 Ok(pid)
             }
             Err(_) => {
@@ -262,7 +262,7 @@ impl ActionState {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&pid)
             .ok_or(WaitFailed::NoChild)?;
-        Ok(child.handle.join().unwrap_or(process::status::ABORTED))
+        Ok(child.task.join().unwrap_or(process::status::ABORTED))
     }
 
     /// Joins every guest thread of the action, waiting until `deadline`; false when one is
@@ -275,16 +275,13 @@ impl ActionState {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .drain()
-                .map(|(_, c)| c.handle)
+                .map(|(_, c)| c.task)
                 .collect();
             if handles.is_empty() {
                 return all_ended;
             }
             for h in handles {
-                while !h.is_finished() && Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                if h.is_finished() {
+                if h.wait_timeout(deadline.saturating_duration_since(Instant::now())) {
                     let _ = h.join();
                 } else {
                     tracing::warn!("a guest thread outlived its action; leaving it detached");
@@ -311,7 +308,7 @@ fn wall_clock_now(clock: Option<&SharedClock>) -> Duration {
 
 /// A process's thread and its record in the process table.
 struct Child {
-    handle: JoinHandle<i32>,
+    task: Task<i32>,
     info: Arc<ProcInfo>,
 }
 
@@ -475,6 +472,9 @@ const REPORT_CAP: u64 = 4 << 20;
 
 /// How long stragglers get to die after cancellation before we stop waiting for them.
 const GRACE: Duration = Duration::from_secs(2);
+/// Stack of the threads that feed stdin and read the output and report pipes (pooled, like the
+/// guests' threads).
+const IO_THREAD_STACK: usize = 256 << 10;
 
 pub(crate) fn run_action(
     shared: &Arc<Shared>,
@@ -506,24 +506,26 @@ pub(crate) fn run_action(
     let (cap_r, cap_w) = pipe_files()?;
     let (in_r, in_w) = pipe_files()?;
     let stdin_bytes = req.stdin.clone().unwrap_or_default();
-    let feeder = std::thread::spawn(move || {
+    let feeder = super::threads::spawn("action-io", IO_THREAD_STACK, move || {
         use std::io::Write;
         let mut w = in_w;
         let _ = w.write_all(&stdin_bytes);
-    });
+    })?;
     let cap = limits.output_bytes;
     let captured = Arc::new(Mutex::new(Captured::default()));
     let sink = captured.clone();
-    let drainer = std::thread::spawn(move || drain(cap_r, cap, sink));
+    let drainer = super::threads::spawn("action-io", IO_THREAD_STACK, move || {
+        drain(cap_r, cap, sink)
+    })?;
 
     let (report_reader, extra) = if req.report {
         let (r, w) = pipe_files()?;
-        let reader = std::thread::spawn(move || {
+        let reader = super::threads::spawn("action-io", IO_THREAD_STACK, move || {
             let mut r = r;
             let mut buf = Vec::new();
             let _ = std::io::Read::take(&mut r, REPORT_CAP).read_to_end(&mut buf);
             buf
-        });
+        })?;
         (Some(reader), vec![w])
     } else {
         (None, Vec::new())
@@ -545,18 +547,22 @@ pub(crate) fn run_action(
     action.cancel();
     let grace = Instant::now() + GRACE;
     let all_ended = action.join_all(grace);
-    let _ = feeder.join();
-    while !drainer.is_finished() && Instant::now() < grace {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    if drainer.is_finished() {
+    // The feeder ends when the processes holding stdin are gone (its write fails then).
+    feeder.wait_timeout(grace.saturating_duration_since(Instant::now()));
+    if drainer.wait_timeout(grace.saturating_duration_since(Instant::now())) {
         let _ = drainer.join();
     } else {
         tracing::warn!("output pipe still open after the grace period; keeping what was read");
     }
     let c = std::mem::take(&mut *captured.lock().unwrap_or_else(|e| e.into_inner()));
     let report = match report_reader {
-        Some(h) if h.is_finished() || matches!(status, RunStatus::Exited(_)) => h.join().ok(),
+        Some(h)
+            if h.is_finished()
+                || (matches!(status, RunStatus::Exited(_))
+                    && h.wait_timeout(grace.saturating_duration_since(Instant::now()))) =>
+        {
+            h.join().ok()
+        }
         _ => None,
     };
     Ok(RunOutcome {

@@ -16,57 +16,35 @@ use std::path::PathBuf;
 use std::time::Duration;
 use wasmtime::{Caller, Linker, Trap};
 
-/// WASI errno values (the guest's `io::Error` decodes these).
-mod errno {
-    pub const ACCES: i32 = 2;
-    pub const AGAIN: i32 = 6;
-    pub const BADF: i32 = 8;
-    pub const CHILD: i32 = 12;
-    pub const EXIST: i32 = 20;
-    pub const INTR: i32 = 27;
-    pub const INVAL: i32 = 28;
-    pub const IO: i32 = 29;
-    pub const ISDIR: i32 = 31;
-    pub const LOOP: i32 = 32;
-    pub const NAMETOOLONG: i32 = 37;
-    pub const NOENT: i32 = 44;
-    pub const NOSPC: i32 = 51;
-    pub const NOTDIR: i32 = 54;
-    pub const NOTEMPTY: i32 = 55;
-    pub const PERM: i32 = 63;
-    pub const PIPE: i32 = 64;
-    pub const ROFS: i32 = 69;
-    pub const SRCH: i32 = 71;
-    pub const XDEV: i32 = 75;
-}
+use hostcalls::errno;
 
 /// Linux errno → WASI errno, for errors the host's own I/O produced.
 fn wasi_errno(e: &std::io::Error) -> i32 {
     match e.raw_os_error() {
-        Some(1) => errno::PERM,
-        Some(2) => errno::NOENT,
-        Some(4) => errno::INTR,
-        Some(9) => errno::BADF,
-        Some(11) => errno::AGAIN,
-        Some(13) => errno::ACCES,
-        Some(17) => errno::EXIST,
-        Some(18) => errno::XDEV,
-        Some(20) => errno::NOTDIR,
-        Some(21) => errno::ISDIR,
-        Some(22) => errno::INVAL,
-        Some(28) => errno::NOSPC,
-        Some(30) => errno::ROFS,
-        Some(32) => errno::PIPE,
-        Some(36) => errno::NAMETOOLONG,
-        Some(39) => errno::NOTEMPTY,
-        Some(40) => errno::LOOP,
+        Some(1) => errno::EPERM,
+        Some(2) => errno::ENOENT,
+        Some(4) => errno::EINTR,
+        Some(9) => errno::EBADF,
+        Some(11) => errno::EAGAIN,
+        Some(13) => errno::EACCES,
+        Some(17) => errno::EEXIST,
+        Some(18) => errno::EXDEV,
+        Some(20) => errno::ENOTDIR,
+        Some(21) => errno::EISDIR,
+        Some(22) => errno::EINVAL,
+        Some(28) => errno::ENOSPC,
+        Some(30) => errno::EROFS,
+        Some(32) => errno::EPIPE,
+        Some(36) => errno::ENAMETOOLONG,
+        Some(39) => errno::ENOTEMPTY,
+        Some(40) => errno::ELOOP,
         _ => match e.kind() {
-            std::io::ErrorKind::NotFound => errno::NOENT,
-            std::io::ErrorKind::PermissionDenied => errno::ACCES,
-            std::io::ErrorKind::AlreadyExists => errno::EXIST,
-            std::io::ErrorKind::BrokenPipe => errno::PIPE,
-            std::io::ErrorKind::InvalidInput => errno::INVAL,
-            _ => errno::IO,
+            std::io::ErrorKind::NotFound => errno::ENOENT,
+            std::io::ErrorKind::PermissionDenied => errno::EACCES,
+            std::io::ErrorKind::AlreadyExists => errno::EEXIST,
+            std::io::ErrorKind::BrokenPipe => errno::EPIPE,
+            std::io::ErrorKind::InvalidInput => errno::EINVAL,
+            _ => errno::EIO,
         },
     }
 }
@@ -81,24 +59,26 @@ fn memory(caller: &mut C<'_>) -> Option<wasmtime::Memory> {
 }
 
 fn read_bytes(caller: &mut C<'_>, ptr: u32, len: u32) -> Result<Vec<u8>, i32> {
-    let mem = memory(caller).ok_or(errno::INVAL)?;
+    let mem = memory(caller).ok_or(errno::EINVAL)?;
     let data = mem.data(&*caller);
     let (start, end) = (ptr as usize, ptr as usize + len as usize);
-    data.get(start..end).map(<[u8]>::to_vec).ok_or(errno::INVAL)
+    data.get(start..end)
+        .map(<[u8]>::to_vec)
+        .ok_or(errno::EINVAL)
 }
 
 fn write_bytes(caller: &mut C<'_>, ptr: u32, bytes: &[u8]) -> Result<(), i32> {
-    let mem = memory(caller).ok_or(errno::INVAL)?;
+    let mem = memory(caller).ok_or(errno::EINVAL)?;
     let data = mem.data_mut(&mut *caller);
     let start = ptr as usize;
     data.get_mut(start..start + bytes.len())
-        .ok_or(errno::INVAL)?
+        .ok_or(errno::EINVAL)?
         .copy_from_slice(bytes);
     Ok(())
 }
 
 fn read_str(caller: &mut C<'_>, ptr: u32, len: u32) -> Result<String, i32> {
-    String::from_utf8(read_bytes(caller, ptr, len)?).map_err(|_| errno::INVAL)
+    String::from_utf8(read_bytes(caller, ptr, len)?).map_err(|_| errno::EINVAL)
 }
 
 fn code(r: Result<(), i32>) -> i32 {
@@ -161,9 +141,9 @@ fn target_of(path: &str) -> Result<Target, i32> {
         _ => {}
     }
     if let Some(n) = path.strip_prefix("/dev/fd/") {
-        return n.parse().map(Target::Handle).map_err(|_| errno::NOENT);
+        return n.parse().map(Target::Handle).map_err(|_| errno::ENOENT);
     }
-    let rel = path.strip_prefix('/').ok_or(errno::INVAL)?;
+    let rel = path.strip_prefix('/').ok_or(errno::EINVAL)?;
     let rel = rel.trim_end_matches('/');
     Ok(Target::Path(if rel.is_empty() {
         PathBuf::from(".")
@@ -191,14 +171,14 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         |mut caller: C<'_>, ptr: u32, len: u32, pid_out: u32| -> i32 {
             let r = (|| {
                 let bytes = read_bytes(&mut caller, ptr, len)?;
-                let (argv, env, cwd, stdio) = decode_spawn(&bytes).ok_or(errno::INVAL)?;
+                let (argv, env, cwd, stdio) = decode_spawn(&bytes).ok_or(errno::EINVAL)?;
                 let state = caller.data();
                 let mut files = Vec::with_capacity(3);
                 for h in stdio {
-                    let f = state.handles.duplicate(h).ok_or(errno::BADF)?;
+                    let f = state.handles.duplicate(h).ok_or(errno::EBADF)?;
                     files.push(f.map_err(|e| wasi_errno(&e))?);
                 }
-                let [a, b, c]: [File; 3] = files.try_into().map_err(|_| errno::INVAL)?;
+                let [a, b, c]: [File; 3] = files.try_into().map_err(|_| errno::EINVAL)?;
                 let spec = ProcessSpec {
                     argv,
                     env,
@@ -209,7 +189,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 };
                 let action = state.action.clone();
                 let shared = state.shared.clone();
-                let pid = action.spawn(&shared, spec).map_err(|_| errno::AGAIN)?;
+                let pid = action.spawn(&shared, spec).map_err(|_| errno::EAGAIN)?;
                 write_bytes(&mut caller, pid_out, &pid.to_le_bytes())
             })();
             code(r)
@@ -224,7 +204,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
             let me = caller.data().me.clone();
             let r = match action.wait(pid, &me) {
                 Ok(status) => write_bytes(&mut caller, status_out, &status.to_le_bytes()),
-                Err(WaitFailed::NoChild | WaitFailed::StillRunning) => Err(errno::CHILD),
+                Err(WaitFailed::NoChild | WaitFailed::StillRunning) => Err(errno::ECHILD),
                 // The waiting process itself was killed: it ends here, not after its child.
                 Err(WaitFailed::Interrupted) => return Err(Trap::Interrupt.into()),
             };
@@ -241,8 +221,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
             let deadline = std::time::Instant::now() + Duration::from_millis(ms);
             let r = match action.wait_until(pid, &me, Some(deadline)) {
                 Ok(status) => write_bytes(&mut caller, status_out, &status.to_le_bytes()),
-                Err(WaitFailed::NoChild) => Err(errno::CHILD),
-                Err(WaitFailed::StillRunning) => Err(errno::AGAIN),
+                Err(WaitFailed::NoChild) => Err(errno::ECHILD),
+                Err(WaitFailed::StillRunning) => Err(errno::EAGAIN),
                 Err(WaitFailed::Interrupted) => return Err(Trap::Interrupt.into()),
             };
             Ok(code(r))
@@ -267,7 +247,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         "read",
         |mut caller: C<'_>, h: u32, buf: u32, len: u32, n_out: u32| -> i32 {
             let r = (|| {
-                let file = caller.data().handles.get(h).ok_or(errno::BADF)?;
+                let file = caller.data().handles.get(h).ok_or(errno::EBADF)?;
                 let mut tmp = vec![0u8; (len as usize).min(IO_CHUNK)];
                 let n = loop {
                     match (&*file).read(&mut tmp) {
@@ -288,13 +268,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         "write",
         |mut caller: C<'_>, h: u32, buf: u32, len: u32, n_out: u32| -> wasmtime::Result<i32> {
             let r = (|| {
-                let file = caller.data().handles.get(h).ok_or(errno::BADF)?;
+                let file = caller.data().handles.get(h).ok_or(errno::EBADF)?;
                 let bytes = read_bytes(&mut caller, buf, len.min(IO_CHUNK as u32))?;
                 let n = (&*file).write(&bytes).map_err(|e| wasi_errno(&e))?;
                 write_bytes(&mut caller, n_out, &(n as u32).to_le_bytes())
             })();
             // Like SIGPIPE: a shell writing into a pipe nobody reads dies (status 141).
-            if r == Err(errno::PIPE) {
+            if r == Err(errno::EPIPE) {
                 return Err(wasmtime::Error::new(super::stdio::BrokenPipe));
             }
             Ok(code(r))
@@ -305,7 +285,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         if caller.data_mut().handles.close(h) {
             0
         } else {
-            errno::BADF
+            errno::EBADF
         }
     })?;
 
@@ -315,7 +295,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 .data()
                 .handles
                 .duplicate(h)
-                .ok_or(errno::BADF)?
+                .ok_or(errno::EBADF)?
                 .map_err(|e| wasi_errno(&e))?;
             let id = caller.data_mut().handles.insert(f);
             write_bytes(&mut caller, out, &id.to_le_bytes())
@@ -335,7 +315,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                         .data()
                         .handles
                         .duplicate(h)
-                        .ok_or(errno::BADF)?
+                        .ok_or(errno::EBADF)?
                         .map_err(|e| wasi_errno(&e))?,
                     Target::Path(rel) => open_in_root(caller.data(), &rel, flags)?,
                 };
@@ -365,7 +345,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
 
     linker.func_wrap(M, "fstat", |mut caller: C<'_>, h: u32, out: u32| -> i32 {
         let r = (|| {
-            let file = caller.data().handles.get(h).ok_or(errno::BADF)?;
+            let file = caller.data().handles.get(h).ok_or(errno::EBADF)?;
             let meta = file.metadata().map_err(|e| wasi_errno(&e))?;
             use std::os::unix::fs::MetadataExt as _;
             let ns = |s: i64, n: i64| (s.saturating_mul(1_000_000_000).saturating_add(n)) as u64;
@@ -395,7 +375,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
             let r = (|| {
                 let path = read_str(&mut caller, ptr, len)?;
                 let Target::Path(rel) = target_of(&path)? else {
-                    return Err(errno::PERM);
+                    return Err(errno::EPERM);
                 };
                 use std::os::unix::fs::PermissionsExt;
                 let perms = cap_std::fs::Permissions::from_std(std::fs::Permissions::from_mode(
@@ -420,10 +400,10 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 let target = read_str(&mut caller, tptr, tlen)?;
                 let link = read_str(&mut caller, lptr, llen)?;
                 let Target::Path(rel) = target_of(&link)? else {
-                    return Err(errno::EXIST);
+                    return Err(errno::EEXIST);
                 };
                 if target.is_empty() || target.contains('\0') {
-                    return Err(errno::NOENT);
+                    return Err(errno::ENOENT);
                 }
                 // The target is only a string stored in the link. Absolute targets are allowed
                 // (`ln -s / x` is common in tasks); they can never be followed outside the
@@ -443,7 +423,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
             let r = (|| {
                 let path = read_str(&mut caller, ptr, len)?;
                 let Target::Path(rel) = target_of(&path)? else {
-                    return Err(errno::INVAL);
+                    return Err(errno::EINVAL);
                 };
                 // The stored target, read without following: absolute targets come back as
                 // written (the guest's own WASI readlink refuses them).
@@ -474,7 +454,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 // Killed while sleeping: the process ends now with 128 + the signal.
                 Err(Trap::Interrupt.into())
             } else {
-                Ok(errno::INTR)
+                Ok(errno::EINTR)
             }
         },
     )?;
@@ -490,7 +470,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 if bytes.len() <= cap as usize {
                     write_bytes(&mut caller, buf, &bytes)?;
                 }
-                let n = u32::try_from(bytes.len()).map_err(|_| errno::IO)?;
+                let n = u32::try_from(bytes.len()).map_err(|_| errno::EIO)?;
                 write_bytes(&mut caller, n_out, &n.to_le_bytes())
             })();
             code(r)
@@ -502,11 +482,11 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         "proc_signal",
         |caller: C<'_>, pid: u32, sig: i32| -> wasmtime::Result<i32> {
             if !(0..=::hostcalls::proc::signal::RTMAX).contains(&sig) {
-                return Ok(errno::INVAL);
+                return Ok(errno::EINVAL);
             }
             let state = caller.data();
             if state.action.signal(pid, sig).is_err() {
-                return Ok(errno::SRCH);
+                return Ok(errno::ESRCH);
             }
             // A process that signals itself dies at once, as it would on Linux.
             if pid == state.me.pid && state.me.killed_by().is_some() {

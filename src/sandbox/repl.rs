@@ -12,14 +12,14 @@
 //! * Memory is capped per process; a refused `memory.grow` is remembered so that the death it
 //!   causes (the guest aborts) is reported as [`Ended::MemoryLimit`].
 //! * Output is capped per request and per stream; the rest is counted and dropped.
-//! * The WASI context grants nothing but an optional preopened directory: no env vars, no
-//!   arguments beyond argv, closed stdin, no sockets, deterministic random bytes.
+//! * The WASI context grants nothing: no files, no env vars, no arguments beyond argv, closed
+//!   stdin, no sockets, deterministic random bytes. So the only descriptors a guest can write
+//!   to are stdout and stderr, and their `fd_write` is ours (see [`fd_write`]).
 //!
 //! This file knows nothing of Python beyond the import module's name.
 
 use super::cache;
 use bytes::Bytes;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -33,7 +33,7 @@ use wasmtime::{
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{I32Exit, WasiCtxBuilder};
 
 /// The import module through which requests and replies travel.
 const IMPORT_MODULE: &str = "intercode_python";
@@ -65,10 +65,6 @@ struct ReplShared {
 #[derive(Debug, Clone)]
 pub struct ReplSpec {
     pub argv: Vec<String>,
-    /// Host directory preopened as `/`; `None` gives the guest no filesystem at all.
-    pub root: Option<PathBuf>,
-    /// Whether the guest may write to `root`.
-    pub writable_root: bool,
     /// Linear-memory cap of the process.
     pub memory_bytes: usize,
     /// Bytes kept per stream and request.
@@ -79,8 +75,6 @@ impl Default for ReplSpec {
     fn default() -> Self {
         ReplSpec {
             argv: vec!["guest".into()],
-            root: None,
-            writable_root: false,
             memory_bytes: 512 << 20,
             output_bytes: 1 << 20,
         }
@@ -149,6 +143,16 @@ impl Control {
         let take =
             |m: &Mutex<Captured>| std::mem::take(&mut *m.lock().unwrap_or_else(|e| e.into_inner()));
         (take(&self.stdout), take(&self.stderr))
+    }
+
+    /// Keeps what the guest wrote to stdout or stderr, up to the cap; the rest is counted.
+    fn push(&self, stderr: bool, bytes: &[u8]) {
+        let target = if stderr { &self.stderr } else { &self.stdout };
+        let mut c = target.lock().unwrap_or_else(|e| e.into_inner());
+        let room = self.cap.saturating_sub(c.bytes.len());
+        let take = room.min(bytes.len());
+        c.bytes.extend_from_slice(&bytes[..take]);
+        c.dropped += (bytes.len() - take) as u64;
     }
 
     /// Sleeps until `deadline` or cancellation; false when cancelled.
@@ -332,14 +336,6 @@ impl ReplModule {
                 control: control.clone(),
                 stderr: true,
             });
-        if let Some(root) = &spec.root {
-            let perms = if spec.writable_root {
-                FsPerms::ReadWrite
-            } else {
-                FsPerms::ReadOnly
-            };
-            builder.preopened_dir(root, "/", perms)?;
-        }
         // Reproducible episodes: `random` and `os.urandom` give the same bytes every run.
         builder.secure_random(wasmtime_wasi::Deterministic::new(vec![7, 42, 99, 3]));
         builder.insecure_random_seed(0x1c0de);
@@ -413,6 +409,7 @@ fn linker(engine: &Engine) -> wasmtime::Result<Linker<ReplState>> {
         |code: i32| -> wasmtime::Result<()> { Err(I32Exit(code).into()) },
     )?;
     linker.func_wrap("wasi_snapshot_preview1", "poll_oneoff", poll_oneoff)?;
+    linker.func_wrap("wasi_snapshot_preview1", "fd_write", fd_write)?;
     linker.func_wrap(IMPORT_MODULE, "next_request", next_request)?;
     linker.func_wrap(IMPORT_MODULE, "reply", reply)?;
     Ok(linker)
@@ -646,6 +643,58 @@ fn reply(mut caller: Caller<'_, ReplState>, ptr: u32, len: u32) -> wasmtime::Res
     Ok(())
 }
 
+/// WASI `fd_write` for stdout and stderr, the only descriptors a process can write to (it has no
+/// files or sockets). Python flushes its streams at every newline (so that what an action
+/// printed before a timeout is kept), which makes a write per printed line; wasmtime-wasi's
+/// path for it goes through its async stream machinery. This copies the guest's buffers
+/// straight into the capture: measured on 200,000 printed lines, about 0.4 µs less per line
+/// (CPU time, 5%); the rest of a line's cost is the interpreter's own.
+fn fd_write(
+    mut caller: Caller<'_, ReplState>,
+    fd: i32,
+    iovs: u32,
+    iovs_len: u32,
+    nwritten: u32,
+) -> wasmtime::Result<i32> {
+    let stderr = match fd {
+        1 => false,
+        2 => true,
+        _ => return Ok(hostcalls::errno::EBADF),
+    };
+    let mem = memory(&mut caller)?;
+    let (data, state) = mem.data_and_store_mut(&mut caller);
+    let Some(written) = write_iovecs(data, iovs, iovs_len, |bytes| {
+        state.control.push(stderr, bytes)
+    }) else {
+        return Ok(hostcalls::errno::EFAULT);
+    };
+    match data.get_mut(nwritten as usize..(nwritten as usize).saturating_add(4)) {
+        Some(out) => out.copy_from_slice(&written.to_le_bytes()),
+        None => return Ok(hostcalls::errno::EFAULT),
+    }
+    Ok(0)
+}
+
+/// Hands each buffer of a WASI iovec array (`ptr: u32, len: u32` pairs) to `sink`; the bytes
+/// handed over, or `None` when the array or a buffer lies outside `memory` (nothing is handed
+/// over then).
+fn write_iovecs(memory: &[u8], iovs: u32, count: u32, mut sink: impl FnMut(&[u8])) -> Option<u32> {
+    let u32_at = |at: usize| -> Option<u32> {
+        let b = memory.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut buffers = Vec::with_capacity(count.min(16) as usize);
+    let mut total: u32 = 0;
+    for i in 0..count as usize {
+        let at = (iovs as usize).checked_add(i.checked_mul(8)?)?;
+        let (ptr, len) = (u32_at(at)? as usize, u32_at(at + 4)?);
+        buffers.push(memory.get(ptr..ptr.checked_add(len as usize)?)?);
+        total = total.checked_add(len)?;
+    }
+    buffers.into_iter().for_each(&mut sink);
+    Some(total)
+}
+
 /// WASI `poll_oneoff` with sleeps that the process's cancellation wakes (see [`super::poll`]).
 fn poll_oneoff(
     caller: Caller<'_, ReplState>,
@@ -674,16 +723,7 @@ struct CaptureStream {
 
 impl CaptureStream {
     fn push(&self, bytes: &[u8]) {
-        let target = if self.stderr {
-            &self.control.stderr
-        } else {
-            &self.control.stdout
-        };
-        let mut c = target.lock().unwrap_or_else(|e| e.into_inner());
-        let room = self.control.cap.saturating_sub(c.bytes.len());
-        let take = room.min(bytes.len());
-        c.bytes.extend_from_slice(&bytes[..take]);
-        c.dropped += (bytes.len() - take) as u64;
+        self.control.push(self.stderr, bytes);
     }
 }
 
@@ -739,5 +779,48 @@ impl tokio::io::AsyncWrite for CaptureStream {
 
     fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_iovecs;
+
+    /// Guest memory with an iovec array at 0 pointing at `bufs` laid out from 64.
+    fn memory_with(bufs: &[&[u8]]) -> Vec<u8> {
+        let mut mem = vec![0u8; 128];
+        let mut at = 64;
+        for (i, b) in bufs.iter().enumerate() {
+            mem[i * 8..i * 8 + 4].copy_from_slice(&(at as u32).to_le_bytes());
+            mem[i * 8 + 4..i * 8 + 8].copy_from_slice(&(b.len() as u32).to_le_bytes());
+            mem[at..at + b.len()].copy_from_slice(b);
+            at += b.len();
+        }
+        mem
+    }
+
+    #[test]
+    fn every_buffer_is_handed_over_in_order() {
+        let mem = memory_with(&[b"hello ", b"", b"world\n"]);
+        let mut got = Vec::new();
+        let n = write_iovecs(&mem, 0, 3, |b| got.extend_from_slice(b));
+        assert_eq!(n, Some(12));
+        assert_eq!(got, b"hello world\n");
+    }
+
+    #[test]
+    fn a_buffer_outside_memory_hands_over_nothing() {
+        let mut mem = memory_with(&[b"kept?", b"x"]);
+        // The second buffer runs past the end of memory.
+        mem[12..16].copy_from_slice(&1000u32.to_le_bytes());
+        let mut got = Vec::new();
+        assert_eq!(write_iovecs(&mem, 0, 2, |b| got.extend_from_slice(b)), None);
+        assert!(got.is_empty());
+        // So does an iovec array that itself lies outside memory, or wraps around.
+        assert_eq!(write_iovecs(&mem, 124, 1, |_| unreachable!()), None);
+        assert_eq!(
+            write_iovecs(&mem, u32::MAX - 3, 1, |_| unreachable!()),
+            None
+        );
     }
 }

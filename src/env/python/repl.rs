@@ -251,8 +251,6 @@ impl Runtime {
         let base = module()?;
         let spec = ReplSpec {
             argv: vec![REPL_ARGV0.into()],
-            root: None,
-            writable_root: false,
             memory_bytes: options.memory_bytes,
             output_bytes: options.output_bytes,
         };

@@ -215,19 +215,25 @@ pub mod errno {
     pub const EACCES: i32 = 2;
     pub const EAGAIN: i32 = 6;
     pub const EBADF: i32 = 8;
+    pub const ECHILD: i32 = 12;
     pub const EEXIST: i32 = 20;
+    pub const EFAULT: i32 = 21;
+    pub const EINTR: i32 = 27;
     pub const EINVAL: i32 = 28;
     pub const EIO: i32 = 29;
     pub const EISDIR: i32 = 31;
+    pub const ELOOP: i32 = 32;
+    pub const ENAMETOOLONG: i32 = 37;
     pub const ENOENT: i32 = 44;
     pub const ENOSPC: i32 = 51;
     pub const ENOSYS: i32 = 52;
     pub const ENOTDIR: i32 = 54;
+    pub const ENOTEMPTY: i32 = 55;
     pub const EPERM: i32 = 63;
     pub const EPIPE: i32 = 64;
-    pub const ECHILD: i32 = 12;
-    pub const EINTR: i32 = 27;
+    pub const EROFS: i32 = 69;
     pub const ESRCH: i32 = 71;
+    pub const EXDEV: i32 = 75;
 }
 
 pub mod proc;
