@@ -9,6 +9,7 @@ use super::{EnvKind, TaskSource};
 use anyhow::Context;
 use intercode::data::spider::SqlData;
 use intercode::data::upstream_log::{self, LogEnv, UpstreamLog};
+use intercode::env::bash::replay::BashReplayReport;
 use intercode::harness::agents::ReplayAgent;
 use intercode::harness::guard::GuardOptions;
 use intercode::harness::runner::{self, RunPlan};
@@ -174,4 +175,79 @@ fn replay_one(
         Ok(())
     })?;
     Ok(Some(replayed))
+}
+
+/// The per-turn side for bash logs: every logged turn replayed on a fresh episode of its task,
+/// and each logged reward compared with ours (see [`intercode::env::bash::replay`]). Two logs
+/// at a time.
+pub fn bash_turns(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> {
+    let logs: Vec<UpstreamLog> = files
+        .iter()
+        .filter_map(|f| upstream_log::read(f).ok())
+        .filter(|l| l.env == LogEnv::Bash)
+        .collect();
+    if logs.is_empty() {
+        return Ok(());
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<(usize, anyhow::Result<BashReplayReport>)>> =
+        Default::default();
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(log) = logs.get(i) else { break };
+                    let report = replay_turns(log, source)
+                        .with_context(|| format!("replaying {} turn by turn", log.path.display()));
+                    results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, report));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(i, _)| *i);
+    let mut all = BashReplayReport::default();
+    println!("bash, turn by turn (each logged reward against ours):");
+    for (_, report) in results {
+        let report = report?;
+        println!("  {}: {}", report.file.display(), turn_line(&report));
+        all.add(report);
+    }
+    println!("  all bash logs: {}", turn_line(&all));
+    for (cause, stats) in &all.causes {
+        println!("    {cause}: {} turns", stats.count);
+        for ex in &stats.examples {
+            println!(
+                "      task {} turn {}: {:?} logged {} ours {}",
+                ex.task, ex.turn, ex.action, ex.logged_reward, ex.reward
+            );
+        }
+    }
+    Ok(())
+}
+
+fn replay_turns(log: &UpstreamLog, source: &TaskSource) -> anyhow::Result<BashReplayReport> {
+    let mut spec = source.spec(EnvKind::Bash)?;
+    spec.tasks = task_file(log, &spec.data_dir());
+    spec.upstream_quoting = true;
+    let mut env = spec.build()?;
+    Ok(intercode::env::bash::replay::replay_log(&mut *env, log)?)
+}
+
+fn turn_line(r: &BashReplayReport) -> String {
+    format!(
+        "{} episodes, {} scored turns, {} reproduced ({:.1}%); {} of {} executed turns printed \
+         what upstream logged; {} turns not executed upstream",
+        r.episodes,
+        r.scored_turns,
+        r.reproduced,
+        100.0 * r.share(),
+        r.observations_equal,
+        r.executed_turns,
+        r.not_executed
+    )
 }

@@ -15,12 +15,12 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .guard
         .then(|| intercode::harness::guard::GuardOptions::all(None));
     super::replay::replay_logs(&args.files, &args.source, guard)?;
-    let _ = others;
-    if sql.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
     if args.guard {
         // The per-turn reward comparison is about upstream's unguarded runs.
+        return Ok(ExitCode::SUCCESS);
+    }
+    super::replay::bash_turns(&others, &args.source)?;
+    if sql.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
     let args = ReplayArgs {

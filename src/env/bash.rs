@@ -12,6 +12,7 @@
 //!   drops inner double quotes, is available as [`Quoting::Upstream`] for score fidelity;
 //! * the gold run also has a time limit (upstream had none).
 
+pub mod replay;
 use super::episode::{Backend, Episodes, Executed};
 use super::{DryRun, EnvKind, Evaluation, TaskInfo};
 use crate::data::task::BashTaskSet;

@@ -18,6 +18,7 @@
 pub mod bash;
 pub mod episode;
 pub mod python;
+pub mod replay;
 pub mod shlex;
 pub mod spec;
 pub mod sql;

@@ -13,7 +13,6 @@
 //! MySQL-only syntax, SQL that MySQL refused and SQLite runs, different rows for the agent's query,
 //! or a different gold result.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -23,27 +22,10 @@ use super::parse::upstream_react_parser;
 use super::{SqlEnv, SqlOptions};
 use crate::data::spider::SqlTaskSet;
 use crate::env::Env;
+use crate::env::replay::Causes;
+pub use crate::env::replay::{CauseStats, ReplayMismatch};
 use crate::reward::sql::score_parts;
 use crate::{Error, Result};
-
-/// One turn whose reward we did not reproduce.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReplayMismatch {
-    pub task: usize,
-    pub turn: usize,
-    pub action: String,
-    pub logged_reward: f64,
-    pub reward: f64,
-    pub logged_observation: String,
-    pub observation: String,
-}
-
-/// How often a cause occurred, with a few examples.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct CauseStats {
-    pub count: usize,
-    pub examples: Vec<ReplayMismatch>,
-}
 
 /// What a replay found.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -73,7 +55,7 @@ pub struct ReplayReport {
     /// predate the tau scaling).
     pub iou_reproduced: usize,
     /// Mismatches by cause.
-    pub causes: BTreeMap<String, CauseStats>,
+    pub causes: Causes,
 }
 
 impl ReplayReport {
@@ -119,19 +101,9 @@ impl ReplayReport {
         self.tau_scaled_turns += other.tau_scaled_turns;
         self.plain_iou_turns += other.plain_iou_turns;
         self.iou_reproduced += other.iou_reproduced;
-        for (cause, stats) in other.causes {
-            let entry = self.causes.entry(cause).or_default();
-            entry.count += stats.count;
-            for ex in stats.examples {
-                if entry.examples.len() < MAX_EXAMPLES {
-                    entry.examples.push(ex);
-                }
-            }
-        }
+        crate::env::replay::merge(&mut self.causes, other.causes);
     }
 }
-
-const MAX_EXAMPLES: usize = 3;
 
 /// Tasks whose gold query fails on MySQL 8 (`ONLY_FULL_GROUP_BY`, `SHOW` as a table name, …), so
 /// that upstream scored them against `[]` (UPSTREAM-BEHAVIOUR.md §3.3).
@@ -148,16 +120,6 @@ const RETRY_PREFIXES: [&str; 3] = [
 
 fn is_error(obs: &str) -> bool {
     obs.starts_with("Error executing query")
-}
-
-fn clip(s: &str) -> String {
-    if s.chars().count() > 300 {
-        let mut c: String = s.chars().take(300).collect();
-        c.push('…');
-        c
-    } else {
-        s.to_string()
-    }
 }
 
 /// Replays several logs and sums their reports (the file is the first one's).
@@ -308,19 +270,17 @@ pub fn replay_log(path: &Path, tasks: &SqlTaskSet, options: &SqlOptions) -> Resu
             } else {
                 cause_of(logged_obs, &observation)
             };
-            let entry = report.causes.entry(cause).or_default();
-            entry.count += 1;
-            if entry.examples.len() < MAX_EXAMPLES {
-                entry.examples.push(ReplayMismatch {
+            crate::env::replay::record(
+                &mut report.causes,
+                cause,
+                ReplayMismatch::clipped(
                     task,
                     turn,
-                    action: clip(action),
-                    logged_reward,
-                    reward,
-                    logged_observation: clip(logged_obs),
-                    observation: clip(&observation),
-                });
-            }
+                    action,
+                    (logged_reward, reward),
+                    (logged_obs, &observation),
+                ),
+            );
         }
         if logged_best == 1.0 {
             report.logged_successes += 1;
