@@ -37,7 +37,16 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build");
-    BOX.build(&manifest_dir, &out_dir);
-    fixtures::pack_bash_tree(&manifest_dir, &out_dir);
-    PYTHON.build(&manifest_dir, &out_dir);
+    // The two guests build side by side. Cargo starts this script late on a fresh machine (it
+    // runs units with many dependents first, and only the host crate depends on this one), so
+    // the guests are the tail of the first build; one after the other, each one's serial phases
+    // (its biggest crate, its link-time optimisation) left a core idle.
+    std::thread::scope(|scope| {
+        let python = scope.spawn(|| PYTHON.build(&manifest_dir, &out_dir));
+        BOX.build(&manifest_dir, &out_dir);
+        fixtures::pack_bash_tree(&manifest_dir, &out_dir);
+        if let Err(panic) = python.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
 }

@@ -103,6 +103,12 @@ impl Guest {
 /// rustup installs the targets listed in rust-toolchain.toml only when it installs the
 /// toolchain; add the wasm target if an existing toolchain lacks it.
 fn ensure_target_installed() {
+    // Both guests build at once (see build.rs); one check is enough.
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(add_target_if_missing);
+}
+
+fn add_target_if_missing() {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let sysroot = Command::new(rustc)
         .args(["--print", "sysroot"])
