@@ -1423,6 +1423,20 @@ fn archive_end(path: &Path) -> io::Result<u64> {
 
 // ----- reading -----
 
+/// The archive being read, with the bytes read so far (to find the end of a record).
+struct Counted {
+    inner: Box<dyn Read>,
+    bytes: u64,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
 /// Reads exactly one block; false at a clean end of input. A partial block is an error.
 fn read_block(r: &mut dyn Read, b: &mut [u8; BLOCK]) -> io::Result<bool> {
     let mut got = 0;
@@ -1669,7 +1683,10 @@ impl Tar {
     }
 
     fn read_archive(&mut self) -> TResult<()> {
-        let mut input = self.open_input()?;
+        let mut input = Counted {
+            inner: self.open_input()?,
+            bytes: 0,
+        };
         let mut base: Vec<u8> = Vec::new();
         let mut names: Vec<(Vec<u8>, bool)> = Vec::new();
         for op in std::mem::take(&mut self.opts.operands) {
@@ -1715,6 +1732,11 @@ impl Tar {
                 }
             }
             if block.iter().all(|&c| c == 0) {
+                // GNU reads whole records: the writer's padding after the end-of-archive
+                // blocks is read too, so a writer on the other end of a pipe never finds it
+                // closed (`tar cf - d | tar tf -`).
+                let rest = (RECORD as u64 - input.bytes % RECORD as u64) % RECORD as u64;
+                let _ = io::copy(&mut (&mut input).take(rest), &mut io::sink());
                 break;
             }
             if !checksum_ok(&block) {
