@@ -221,9 +221,17 @@ pub fn bash_turns(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> 
     for (cause, stats) in &all.causes {
         println!("    {cause}: {} turns", stats.count);
         for ex in &stats.examples {
+            let short = |s: &str| s.chars().take(120).collect::<String>();
             println!(
-                "      task {} turn {}: {:?} logged {} ours {}",
-                ex.task, ex.turn, ex.action, ex.logged_reward, ex.reward
+                "      task {} turn {}: {:?} logged {} ours {}\n        logged: {:?}\n        \
+                 ours:   {:?}",
+                ex.task,
+                ex.turn,
+                ex.action,
+                ex.logged_reward,
+                ex.reward,
+                short(&ex.logged_observation),
+                short(&ex.observation)
             );
         }
     }

@@ -13,6 +13,7 @@
 //! * the gold run also has a time limit (upstream had none).
 
 pub mod replay;
+mod upstream_cd;
 use super::episode::{Backend, Episodes, Executed};
 use super::{DryRun, EnvKind, Evaluation, TaskInfo};
 use crate::data::task::BashTaskSet;
@@ -302,6 +303,42 @@ impl Bash {
         })
     }
 
+    /// An action as upstream's env ran it: its own `cd` handling and working directory (see
+    /// [`upstream_cd`]), nothing else kept between actions.
+    fn execute_as_upstream(&mut self, action: &str) -> crate::Result<Executed> {
+        use upstream_cd::UpstreamCd;
+        let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
+        let (script, cwd, next_workdir) = match upstream_cd::upstream_cd(action, &ep.cwd) {
+            Some(UpstreamCd::To(path)) => (format!("cd {path}"), "/".to_string(), Some(path)),
+            Some(UpstreamCd::Malformed) => return Ok(unexecuted("Malformed command".into())),
+            None => {
+                let inside = ep.cwd.trim_start_matches('/');
+                let inside = if inside.is_empty() { "." } else { inside };
+                match ep.dir.dir().metadata(inside) {
+                    Ok(m) if m.is_dir() => {}
+                    found => {
+                        let message = upstream_cd::missing_workdir(&ep.cwd, found.is_ok());
+                        return Ok(unexecuted(message));
+                    }
+                }
+                (action.to_string(), ep.cwd.clone(), None)
+            }
+        };
+        let result = self.run_in(&ep.dir, &script, &cwd, "", self.options.limits.timeout)?;
+        let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
+        if result.exit_status == Some(0)
+            && let Some(path) = next_workdir
+        {
+            ep.cwd = path;
+        }
+        Ok(Executed {
+            observation: result.observation,
+            action_executed: result.exit_status == Some(0),
+            exit_status: result.exit_status,
+            info: Default::default(),
+        })
+    }
+
     fn end_episode(&mut self) {
         if let Some(old) = self.episode.take() {
             self.pool.discard(old.dir);
@@ -309,6 +346,16 @@ impl Bash {
                 self.pool.discard(gold.dir);
             }
         }
+    }
+}
+
+/// An action upstream's env answered without running anything.
+fn unexecuted(observation: String) -> Executed {
+    Executed {
+        observation,
+        action_executed: false,
+        exit_status: None,
+        info: Default::default(),
     }
 }
 
@@ -439,6 +486,9 @@ impl Backend for Bash {
     }
 
     fn execute(&mut self, action: &str) -> crate::Result<Executed> {
+        if self.options.quoting == Quoting::Upstream {
+            return self.execute_as_upstream(action);
+        }
         let ep = self.episode.as_ref().ok_or(crate::Error::NoEpisode)?;
         let result = self.run_in(
             &ep.dir,
