@@ -251,7 +251,7 @@ pub struct TaskSource {
     /// Bash: keep shell variables and functions between actions.
     #[arg(long)]
     pub persistent: bool,
-    /// Bash: reproduce upstream's broken `bash -c "…"` quoting (for score fidelity).
+    /// Bash: reproduce upstream's broken `bash -c "…"` quoting and its `cd` handling (for score fidelity).
     #[arg(long)]
     pub upstream_quoting: bool,
     /// Seconds an action (bash command, SQL statement, Python cell) may run.

@@ -43,7 +43,7 @@ pub struct EnvSpec {
     pub clock: Option<i64>,
     /// Bash: keep shell variables and functions between actions.
     pub persistent: bool,
-    /// Bash: upstream's broken `bash -c "…"` quoting (for score fidelity with old logs).
+    /// Bash: upstream's broken `bash -c "…"` quoting and its own `cd` handling (for score fidelity with old logs).
     pub upstream_quoting: bool,
     /// SQL: refuse every statement that would write.
     pub read_only: bool,
