@@ -4,9 +4,11 @@
 //! and the resulting tree (paths, kinds, contents, modes, symlink targets).
 //!
 //! The native side runs in a private mount namespace (bubblewrap): the episode's top-level
-//! directories are bound at `/` (so `/testbed`, `/system`, `/etc/passwd` are the task's), the
-//! host's `/usr` is bound read-only for the tools, and nothing of the host's `/tmp`, `/root` or
-//! `/home` is visible; no network.
+//! directories are bound at `/` (so `/testbed`, `/system`, `/etc/passwd` are the task's), a
+//! system's `/usr` (and `/bin`, `/lib`…, and the tools' own configuration under `/etc`) is bound
+//! read-only for the tools, and nothing of the host's `/tmp`, `/root` or `/home` is visible; no
+//! network. That system is the reference: upstream's image (Ubuntu 22.04 with upstream's
+//! packages, built by `scripts/ubuntu-reference`) or, failing that, this host.
 //!
 //! Where GNU's own order depends on the filesystem (readdir order: `find` without `sort`, `ls
 //! -U`), outputs are compared as sets of lines. Whether a command is such a case is measured,
@@ -21,15 +23,17 @@ use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Bytes of native output kept (as the sandbox keeps 1 MiB).
 const OUTPUT_CAP: u64 = 1 << 20;
-/// Host paths bound over the task's `/etc` (mount points bwrap creates in the native tree; they
-/// are left out of the comparison).
-const HOST_ETC: &[&str] = &["/etc/alternatives"];
+/// The tools' own configuration, bound from the reference system over the task's `/etc` (mount
+/// points bwrap creates in the native tree; they are left out of the comparison): Debian and
+/// Ubuntu reach `awk` (mawk) and friends through /etc/alternatives, and ImageMagick reads its
+/// policy and delegates from its directory.
+const SYSTEM_ETC: &[&str] = &["/etc/alternatives", "/etc/ImageMagick-6"];
 /// Docker's default capability set: what upstream's commands ran with.
 const DOCKER_CAPABILITIES: &[&str] = &[
     "CHOWN",
@@ -47,10 +51,28 @@ const DOCKER_CAPABILITIES: &[&str] = &[
     "KILL",
     "AUDIT_WRITE",
 ];
-/// Top-level names the native side takes from the host, never from the episode.
+/// Top-level names the native side takes from the reference system (or makes: /proc, /dev),
+/// never from the episode.
 const HOST_DIRS: &[&str] = &[
-    "usr", "bin", "sbin", "lib", "lib32", "lib64", "proc", "dev", "sys",
+    "usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "proc", "dev", "sys",
 ];
+/// The merged-/usr links (or, on an older system, directories) of a root file system.
+const SYSTEM_LINKS: &[&str] = &["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+/// Where `scripts/ubuntu-reference` builds upstream's image: `$INTERCODE_REFERENCE_ROOT`, else
+/// `~/.cache/intercode-ubuntu-22.04`.
+pub fn reference_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("INTERCODE_REFERENCE_ROOT").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
+    Path::new(&home).join(".cache/intercode-ubuntu-22.04")
+}
+
+/// Whether `root` holds a system the native side can run (its `/bin/bash`).
+pub fn is_system_root(root: &Path) -> bool {
+    root.join("bin/bash").is_file()
+}
 
 /// The commands of a corpus file: one per line, `#` comments and blank lines skipped.
 pub fn parse_corpus(text: &str) -> Vec<String> {
@@ -96,6 +118,8 @@ pub struct Report {
     pub agree: usize,
     pub unordered: usize,
     pub disagree_by_cause: BTreeMap<String, usize>,
+    /// The system native bash ran on ([`Native::reference`]).
+    pub reference: String,
     pub rows: Vec<Row>,
 }
 
@@ -136,6 +160,9 @@ pub struct Native {
     /// The bubblewrap program.
     pub bwrap: String,
     pub timeout: Duration,
+    /// The root file system whose `/usr`, `/bin`, `/lib`… and tools' `/etc` configuration the
+    /// native side uses: `/` is this host; [`reference_root`] is upstream's image.
+    pub system_root: PathBuf,
 }
 
 impl Default for Native {
@@ -143,6 +170,7 @@ impl Default for Native {
         Native {
             bwrap: "bwrap".into(),
             timeout: Duration::from_secs(10),
+            system_root: PathBuf::from("/"),
         }
     }
 }
@@ -155,8 +183,34 @@ struct NativeRun {
 }
 
 impl Native {
-    /// Checks that bubblewrap runs here (it needs unprivileged user namespaces).
+    /// What the native side runs on, for reports: the system's name (its os-release) and where
+    /// it is.
+    pub fn reference(&self) -> String {
+        let os_release = std::fs::read_to_string(self.system_root.join("usr/lib/os-release"))
+            .or_else(|_| std::fs::read_to_string(self.system_root.join("etc/os-release")))
+            .unwrap_or_default();
+        let name = os_release
+            .lines()
+            .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+            .map_or("unknown system".to_string(), |v| {
+                v.trim_matches('"').to_string()
+            });
+        if self.system_root == Path::new("/") {
+            format!("{name} (this host)")
+        } else {
+            format!("{name} ({})", self.system_root.display())
+        }
+    }
+
+    /// Checks that bubblewrap runs here (it needs unprivileged user namespaces) and that the
+    /// reference system has a bash.
     pub fn check(&self) -> Result<()> {
+        if !is_system_root(&self.system_root) {
+            return Err(Error::Other(format!(
+                "no system at {} (no bin/bash; scripts/ubuntu-reference builds upstream's)",
+                self.system_root.display()
+            )));
+        }
         let out = Command::new(&self.bwrap)
             .args(["--ro-bind", "/", "/", "--unshare-all", "true"])
             .output()
@@ -213,24 +267,24 @@ impl Native {
             "--dev".into(),
             "/dev".into(),
             "--ro-bind".into(),
-            "/usr".into(),
+            self.system_root.join("usr").display().to_string(),
             "/usr".into(),
         ]);
-        for link in ["bin", "sbin", "lib", "lib32", "lib64"] {
-            let host = Path::new("/").join(link);
-            match std::fs::read_link(&host) {
+        for link in SYSTEM_LINKS {
+            let system = self.system_root.join(link);
+            match std::fs::read_link(&system) {
                 Ok(target) => {
                     args.extend([
                         "--symlink".into(),
                         target.display().to_string(),
-                        host.display().to_string(),
+                        format!("/{link}"),
                     ]);
                 }
-                Err(_) if host.is_dir() => {
+                Err(_) if system.is_dir() => {
                     args.extend([
                         "--ro-bind".into(),
-                        host.display().to_string(),
-                        host.display().to_string(),
+                        system.display().to_string(),
+                        format!("/{link}"),
                     ]);
                 }
                 Err(_) => {}
@@ -264,11 +318,15 @@ impl Native {
                 ]);
             }
         }
-        // The tools' own configuration under the task's /etc: Debian reaches `awk` (mawk) and
-        // friends through /etc/alternatives.
-        for host_etc in HOST_ETC {
-            if Path::new(host_etc).exists() {
-                args.extend(["--ro-bind".into(), (*host_etc).into(), (*host_etc).into()]);
+        // The tools' own configuration under the task's /etc.
+        for etc in SYSTEM_ETC {
+            let system = self.system_root.join(&etc[1..]);
+            if system.exists() {
+                args.extend([
+                    "--ro-bind".into(),
+                    system.display().to_string(),
+                    (*etc).into(),
+                ]);
             }
         }
         args.extend(["--chdir".into(), "/".into(), "--clearenv".into()]);
@@ -346,7 +404,7 @@ fn tree_of(dir: &cap_std::fs::Dir) -> Result<BTreeMap<String, String>> {
         .filter(|(p, _)| {
             let top = p.split('/').next().unwrap_or_default();
             !HOST_DIRS.contains(&top)
-                && !HOST_ETC
+                && !SYSTEM_ETC
                     .iter()
                     .any(|h| *p == &h[1..] || p.starts_with(&format!("{}/", &h[1..])))
         })
@@ -497,6 +555,7 @@ pub fn run(
         agree: rows.iter().filter(|r| r.agree).count(),
         unordered: rows.iter().filter(|r| r.unordered).count(),
         disagree_by_cause,
+        reference: native.reference(),
         rows,
     })
 }
@@ -511,6 +570,37 @@ mod tests {
             normalize("/bin/bash: line 1: x: command not found\nok"),
             "bash: line 1: x: command not found\nok"
         );
+    }
+
+    #[test]
+    fn the_reference_is_named_by_its_os_release_and_place() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("usr/lib")).unwrap();
+        std::fs::write(
+            dir.path().join("usr/lib/os-release"),
+            "NAME=\"Ubuntu\"\nPRETTY_NAME=\"Ubuntu 22.04.5 LTS\"\n",
+        )
+        .unwrap();
+        let native = Native {
+            system_root: dir.path().to_path_buf(),
+            ..Native::default()
+        };
+        assert_eq!(
+            native.reference(),
+            format!("Ubuntu 22.04.5 LTS ({})", dir.path().display())
+        );
+        assert!(Native::default().reference().ends_with(" (this host)"));
+    }
+
+    #[test]
+    fn a_root_without_bash_is_refused_with_the_way_to_build_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let native = Native {
+            system_root: dir.path().to_path_buf(),
+            ..Native::default()
+        };
+        let err = native.check().unwrap_err().to_string();
+        assert!(err.contains("scripts/ubuntu-reference"), "{err}");
     }
 
     #[test]

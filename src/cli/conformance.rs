@@ -14,10 +14,28 @@ pub fn conformance(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
     }
     let spec = args.source.spec(EnvKind::Bash)?;
     let mut env = spec.build_bash()?;
+    let system_root = match args.reference_root {
+        Some(dir) => dir,
+        None if std::env::var_os("INTERCODE_REFERENCE_ROOT").is_some_and(|d| !d.is_empty()) => {
+            conformance::reference_root()
+        }
+        None if conformance::is_system_root(&conformance::reference_root()) => {
+            conformance::reference_root()
+        }
+        None => {
+            eprintln!(
+                "note: comparing with this host's tools; scripts/ubuntu-reference builds \
+                 upstream's image, the reference the logs were written on"
+            );
+            "/".into()
+        }
+    };
     let native = Native {
         timeout: std::time::Duration::from_secs(args.source.timeout),
+        system_root,
         ..Native::default()
     };
+    println!("native reference: {}", native.reference());
     let mut reports = Vec::new();
     for path in &args.corpus {
         let text = std::fs::read_to_string(path)

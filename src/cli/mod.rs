@@ -133,6 +133,12 @@ pub struct ConformanceArgs {
     /// Print every disagreement (command, both outputs and statuses).
     #[arg(long)]
     pub verbose: bool,
+    /// The system native bash runs on: a root file system (its /usr, /bin, /lib… and the tools'
+    /// /etc configuration), `/` for this host. Default `$INTERCODE_REFERENCE_ROOT`, else
+    /// upstream's image as `scripts/ubuntu-reference` builds it in
+    /// ~/.cache/intercode-ubuntu-22.04 when that exists, else this host.
+    #[arg(long, value_name = "DIR")]
+    pub reference_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -11,16 +11,21 @@ use std::time::Duration;
 
 const CORPUS: &str = include_str!("corpus/bash.txt");
 
-/// bubblewrap is required in CI (`.ci/run` installs it); elsewhere its absence skips.
+/// The reference is upstream's image, Ubuntu 22.04 with upstream's packages, as
+/// `scripts/ubuntu-reference` builds it (`.ci/run` does, before the tests): the known
+/// differences and the floor below are measured against it. `INTERCODE_REFERENCE_ROOT=/`
+/// compares with this host's tools instead. Both it and bubblewrap are required in CI;
+/// elsewhere their absence skips.
 fn native() -> Option<Native> {
     let native = Native {
         timeout: Duration::from_secs(5),
+        system_root: conformance::reference_root(),
         ..Native::default()
     };
     match native.check() {
         Ok(()) => Some(native),
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("bubblewrap must work in CI: {e}")
+            panic!("bubblewrap and the reference system must work in CI: {e}")
         }
         Err(e) => {
             eprintln!("note: skipping, {e}");
@@ -30,6 +35,7 @@ fn native() -> Option<Native> {
 }
 
 fn print(report: &Report) {
+    println!("native reference: {}", report.reference);
     for row in report.rows.iter().filter(|r| !r.agree) {
         println!(
             "DIFF {:?} {}\n  ours   ({:?}): {:?}\n  native ({:?}): {:?}",
@@ -120,6 +126,7 @@ fn logged_agent_actions_agree_with_gnu_bash() {
     let Some(shared) = shared_dir() else { return };
     const PER_TREE: usize = 75;
     let mut total = (0, 0);
+    let mut reports = Vec::new();
     for n in 1..=4u8 {
         let mut actions = logged_actions(&shared, n);
         assert!(
@@ -141,6 +148,11 @@ fn logged_agent_actions_agree_with_gnu_bash() {
         print(&report);
         total.0 += report.commands;
         total.1 += report.agree;
+        reports.push(report);
+    }
+    // Every command's comparison, for reading the disagreements one by one (as the CLI's --json).
+    if let Some(out) = std::env::var_os("INTERCODE_CONFORMANCE_JSON") {
+        std::fs::write(&out, serde_json::to_string_pretty(&reports).unwrap()).unwrap();
     }
     let rate = 100.0 * total.1 as f64 / total.0 as f64;
     println!(
@@ -151,8 +163,9 @@ fn logged_agent_actions_agree_with_gnu_bash() {
     assert!(rate >= FLOOR, "agreement fell to {rate:.1}%");
 }
 
-/// 216/300 (72.0%) when last measured (session 5; 210/300 before).
-const FLOOR: f64 = 65.0;
+/// 219/300 (73.0%) on upstream's image when last measured (issue 11: fs_1 46, fs_2 63, fs_3 59,
+/// fs_4 51); 216/300 on this Debian host's tools at the same time (and in session 5).
+const FLOOR: f64 = 68.0;
 
 /// The native side runs with a container's capabilities, not the machine's: a corpus line
 /// cannot reset the host's clock, remount or rename the host (it did once, while this was
