@@ -385,11 +385,39 @@ impl Shell {
                         return self.last_status;
                     }
                 }
-                self.syntax_error(&self.name, &e.message);
-                self.last_status = 2;
-                2
+                let message = self.syntax_error_in_context(&e.message);
+                self.syntax_error(&self.name, &message);
+                let status = if e.keeps_failed_status && self.last_status != 0 {
+                    self.last_status
+                } else {
+                    2
+                };
+                self.last_status = status;
+                status
             }
         }
+    }
+
+    /// A command substitution's text is parsed in its subshell: bash names it so, with the
+    /// line counted in the script that holds it (`bash: command substitution: line 5: …`).
+    fn syntax_error_in_context(&self, message: &str) -> String {
+        if !self.in_subshell || self.dialect != crate::dialect::Dialect::Bash {
+            return message.to_string();
+        }
+        message
+            .lines()
+            .map(|l| {
+                let Some(rest) = l.strip_prefix("-c: line ") else {
+                    return l.to_string();
+                };
+                let (n, tail) = rest.split_once(':').unwrap_or((rest, ""));
+                match n.parse::<usize>() {
+                    Ok(n) => format!("command substitution: line {}:{tail}", n + self.line_base),
+                    Err(_) => l.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     fn builtin_echo(&mut self, args: &[String]) -> i32 {

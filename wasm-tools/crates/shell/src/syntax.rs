@@ -14,6 +14,8 @@ use brush_parser::{ParseError, TokenizerError};
 pub struct SyntaxError {
     pub message: String,
     pub line: usize,
+    /// bash ends on an unclosed quote with the last command's status when that failed.
+    pub keeps_failed_status: bool,
 }
 
 /// Parses a whole script as `dialect` reads it.
@@ -60,6 +62,7 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                     pos.line
                 ),
                 line: pos.line,
+                keeps_failed_status: false,
             }
         }
         ParseError::ParsingAtEndOfInput => {
@@ -73,6 +76,7 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                         "-c: line {n}: syntax error near unexpected token `newline'\n-c: line {n}: `{line_text}'"
                     ),
                     line: n,
+                    keeps_failed_status: false,
                 }
             } else {
                 // bash counts the newline it appends to `-c` text as one more line.
@@ -80,6 +84,7 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                 SyntaxError {
                     message: format!("-c: line {n}: syntax error: unexpected end of file"),
                     line: n,
+                    keeps_failed_status: false,
                 }
             }
         }
@@ -113,7 +118,11 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                 }
                 None => format!("-c: line {line}: syntax error: {inner}"),
             };
-            SyntaxError { message, line }
+            SyntaxError {
+                message,
+                line,
+                keeps_failed_status: matches!(quote, Some('\'' | '"')),
+            }
         }
     }
 }
@@ -144,6 +153,7 @@ fn dash_error(text: &str, e: ParseError) -> SyntaxError {
         return SyntaxError {
             message: format!("{line}: Syntax error: redirection unexpected"),
             line,
+            keeps_failed_status: false,
         };
     }
     let (what, line) = match e {
@@ -186,6 +196,7 @@ fn dash_error(text: &str, e: ParseError) -> SyntaxError {
     SyntaxError {
         message: format!("{line}: Syntax error: {what}"),
         line,
+        keeps_failed_status: false,
     }
 }
 
