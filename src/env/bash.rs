@@ -424,7 +424,7 @@ fn applet_names(sandbox: &Sandbox) -> crate::Result<Vec<String>> {
         dir.dir(),
         None,
         &RunRequest {
-            argv: vec!["sh".into(), "-c".into(), "compgen -c".into()],
+            argv: vec!["bash".into(), "-c".into(), "compgen -c".into()],
             env: vec![],
             cwd: "/".into(),
             stdin: None,

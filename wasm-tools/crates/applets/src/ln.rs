@@ -250,6 +250,11 @@ impl Ln<'_, '_> {
 
     /// Makes the link without removing anything.
     fn link(&self, source: &str, dest: &str) -> io::Result<()> {
+        // Linux makes no link whose name ends in a slash (the name would have to be a
+        // directory): ENOENT, even where a directory of that name exists.
+        if dest.ends_with('/') {
+            return Err(io::Error::from(io::ErrorKind::NotFound));
+        }
         if self.symbolic {
             hostcalls::symlink(source, dest)
         } else if self.logical {

@@ -522,9 +522,18 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         };
         let text = String::from_utf8_lossy(&item.text).into_owned();
         if let Some(r) = &o.replace {
+            // GNU replaces in the initial arguments, never in the command name
+            // (`xargs -i {} echo {}` runs a program named `{}`).
             let argv: Vec<String> = command
                 .iter()
-                .map(|a| a.replace(r.as_str(), &text))
+                .enumerate()
+                .map(|(i, a)| {
+                    if i == 0 {
+                        a.clone()
+                    } else {
+                        a.replace(r.as_str(), &text)
+                    }
+                })
                 .collect();
             let len: usize = argv.iter().map(|a| a.len() + 1).sum();
             if len > o.max_chars {

@@ -87,21 +87,64 @@ const APPS: &[(&str, App, i32)] = &[
 pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
     let err = app().try_get_matches_from(args.iter()).err()?;
+    // Options are checked before operands, as getopt reads them all first.
+    let extra = || {
+        extra_operand(name, args).map(|w| format!("{name}: extra operand {}", c_locale_quote(&w)))
+    };
     let message = match err.kind() {
         ErrorKind::UnknownArgument => {
             let Some(ContextValue::String(bad)) = err.get(ContextKind::InvalidArg) else {
                 return None;
             };
-            unknown_option(name, bad, args)?
+            unknown_option(name, bad, args).or_else(extra)?
         }
         ErrorKind::InvalidValue => missing_value(name, &err, args)?,
-        _ => return None,
+        _ => extra()?,
     };
     let _ = write!(
         std::io::stderr(),
         "{message}\nTry '{name} --help' for more information.\n"
     );
     Some(*status)
+}
+
+/// Utilities with a fixed number of operands, and their short options that take a value in
+/// the next word. GNU names the first operand past the limit; clap names another.
+const OPERAND_LIMITS: &[(&str, usize, &str)] = &[
+    ("uniq", 2, "fsw"),
+    ("comm", 2, ""),
+    ("join", 2, "aejotv12"),
+    ("link", 2, ""),
+    ("unlink", 1, ""),
+];
+
+/// The first operand beyond `name`'s limit, if the command line has one.
+fn extra_operand(name: &str, args: &[OsString]) -> Option<String> {
+    let (_, limit, with_value) = OPERAND_LIMITS.iter().find(|(n, _, _)| *n == name)?;
+    let mut operands = Vec::new();
+    let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
+    let mut options_done = false;
+    while let Some(w) = words.next() {
+        if options_done || w == "-" || !w.starts_with('-') {
+            operands.push(w.into_owned());
+        } else if w == "--" {
+            options_done = true;
+        } else if !w.starts_with("--") {
+            // `-f 1` takes the next word; `-f1` and `-df1` hold their value.
+            let letters: Vec<char> = w.chars().skip(1).collect();
+            if let Some(at) = letters.iter().position(|c| with_value.contains(*c))
+                && at + 1 == letters.len()
+            {
+                words.next();
+            }
+        }
+    }
+    operands.get(*limit).cloned()
+}
+
+/// gnulib's `quote` in the C locale: `'word'`, with `\'` and `\\` inside.
+fn c_locale_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
 /// GNU's first line for the unknown option clap reported as `bad` (`--exclude`, `-z`).
@@ -179,6 +222,20 @@ mod tests {
             unknown_option("rm", "-z", &args(&["rm", "-rz", "x"])).unwrap(),
             "rm: invalid option -- 'z'"
         );
+    }
+
+    // GNU uniq/comm (coreutils 9.1, C locale) on these command lines.
+    #[test]
+    fn the_first_operand_past_the_limit_is_named() {
+        let a = args(&["uniq", "-d", "x", "This", "command", "will", "list"]);
+        assert_eq!(extra_operand("uniq", &a).as_deref(), Some("command"));
+        let a = args(&["uniq", "-f", "1", "a", "b", "c"]);
+        assert_eq!(extra_operand("uniq", &a).as_deref(), Some("c"));
+        let a = args(&["uniq", "-f1", "-w", "2", "a", "b", "c"]);
+        assert_eq!(extra_operand("uniq", &a).as_deref(), Some("c"));
+        assert_eq!(extra_operand("uniq", &args(&["uniq", "a", "b"])), None);
+        assert_eq!(c_locale_quote("it's"), "'it\\'s'");
+        assert_eq!(check("uniq", &args(&["uniq", "a", "b", "c"])), Some(1));
     }
 
     #[test]

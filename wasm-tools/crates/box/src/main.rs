@@ -5,6 +5,7 @@
 
 mod cat;
 mod gnu_usage;
+mod od_types;
 mod sleep;
 mod tac;
 mod uutils_table;
@@ -60,6 +61,11 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     };
     if let Some((_, f)) = uutils_table::UUTILS.iter().find(|(n, _)| *n == uu_name) {
         if let Some(status) = gnu_usage::check(uu_name, &args) {
+            return status;
+        }
+        if uu_name == "od"
+            && let Some(status) = od_types::check(&args)
+        {
             return status;
         }
         return f(args.into_iter());

@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn arithmetic() {
-        let mut sh = Shell::new("sh".into(), &[]);
+        let mut sh = Shell::new("bash".into(), &[]);
         assert_eq!(sh.eval_arith_str("1 + 2 * 3").unwrap(), 7);
         assert_eq!(sh.eval_arith_str("x = 5, x * 2").unwrap(), 10);
         assert_eq!(sh.get_scalar("x").as_deref(), Some("5"));

@@ -265,6 +265,16 @@ impl Shell {
                     }
                     args.pop();
                 }
+                // dash's test has no `==`: the word before it is "unexpected".
+                if self.dialect == crate::dialect::Dialect::Dash
+                    && let Some(i) = args.iter().skip(1).position(|a| a == "==")
+                {
+                    match args[i].as_str() {
+                        "" => self.error(&format!("{name}: unexpected operator")),
+                        before => self.error(&format!("{name}: {before}: unexpected operator")),
+                    }
+                    return 2;
+                }
                 self.builtin_test(&args)
             }
             "read" => self.builtin_read(args),
@@ -362,17 +372,58 @@ impl Shell {
 
     /// Parses and runs script text in this shell (eval, source, -c).
     pub fn run_script_text(&mut self, text: &str) -> i32 {
-        match crate::parse(text) {
+        match crate::syntax::parse(text, self.dialect) {
             Ok(program) => self.run_program(&program),
-            Err(msg) => {
-                self.syntax_error(&self.name, &msg);
-                self.last_status = 2;
-                2
+            Err(e) => {
+                // The complete commands before the error run first, as bash and dash read
+                // and run a script one command at a time.
+                if let Some(before) = crate::syntax::runnable_prefix(text, self.dialect, e.line) {
+                    // The script's last command is after the error: none of these is it.
+                    self.oneshot_allowed = false;
+                    self.run_program(&before);
+                    if self.flow != Flow::Normal {
+                        return self.last_status;
+                    }
+                }
+                let message = self.syntax_error_in_context(&e.message);
+                self.syntax_error(&self.name, &message);
+                let status = if e.keeps_failed_status && self.last_status != 0 {
+                    self.last_status
+                } else {
+                    2
+                };
+                self.last_status = status;
+                status
             }
         }
     }
 
+    /// A command substitution's text is parsed in its subshell: bash names it so, with the
+    /// line counted in the script that holds it (`bash: command substitution: line 5: …`).
+    fn syntax_error_in_context(&self, message: &str) -> String {
+        if !self.in_subshell || self.dialect != crate::dialect::Dialect::Bash {
+            return message.to_string();
+        }
+        message
+            .lines()
+            .map(|l| {
+                let Some(rest) = l.strip_prefix("-c: line ") else {
+                    return l.to_string();
+                };
+                let (n, tail) = rest.split_once(':').unwrap_or((rest, ""));
+                match n.parse::<usize>() {
+                    Ok(n) => format!("command substitution: line {}:{tail}", n + self.line_base),
+                    Err(_) => l.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     fn builtin_echo(&mut self, args: &[String]) -> i32 {
+        if self.dialect == crate::dialect::Dialect::Dash {
+            return self.dash_echo(args);
+        }
         let mut newline = true;
         let mut escapes = false;
         let mut i = 0;
@@ -414,6 +465,29 @@ impl Shell {
         if self.out(&out) { 0 } else { 1 }
     }
 
+    /// dash's echo: `-n` only as the whole first argument, backslash escapes always read.
+    fn dash_echo(&mut self, args: &[String]) -> i32 {
+        let (newline, args) = match args.split_first() {
+            Some((first, rest)) if first == "-n" => (false, rest),
+            _ => (true, args),
+        };
+        let mut out = String::new();
+        for (j, a) in args.iter().enumerate() {
+            if j > 0 {
+                out.push(' ');
+            }
+            let (text, stop) = dash_echo_escapes(a);
+            out.push_str(&text);
+            if stop {
+                return if self.out(&out) { 0 } else { 1 };
+            }
+        }
+        if newline {
+            out.push('\n');
+        }
+        if self.out(&out) { 0 } else { 1 }
+    }
+
     fn builtin_printf(&mut self, args: &[String]) -> i32 {
         let (var, args) = if args.first().map(String::as_str) == Some("-v") && args.len() > 1 {
             (Some(args[1].clone()), &args[2..])
@@ -447,7 +521,17 @@ impl Shell {
             .iter()
             .filter(|a| !matches!(a.as_str(), "-L" | "-P"))
             .collect();
-        if args.len() > 1 {
+        let dash = self.dialect == crate::dialect::Dialect::Dash;
+        if dash
+            && let Some(target) = args.first()
+            && !matches!(target.as_str(), "-" | "~")
+            && !std::fs::metadata(self.absolute(target)).is_ok_and(|m| m.is_dir())
+        {
+            // dash names no reason, and ignores words after the first.
+            self.error(&format!("cd: can't cd to {target}"));
+            return 2;
+        }
+        if args.len() > 1 && !dash {
             self.error("cd: too many arguments");
             return 1;
         }
@@ -1252,9 +1336,63 @@ fn echo_escapes(s: &str) -> (String, bool) {
     (out, false)
 }
 
+/// dash's echo escapes: bash's set without `\E` and `\x`, and octal with or without the
+/// leading `0` (`\101` and `\0101` are both `A`).
+fn dash_echo_escapes(s: &str) -> (String, bool) {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('E' | 'x') => out.push('\\'),
+            Some(d) if d.is_digit(8) => {
+                chars.next();
+                // After a leading 0, three more digits may follow; otherwise two.
+                let (mut v, more) = if d == '0' {
+                    (0, 3)
+                } else {
+                    (d.to_digit(8).unwrap_or(0), 2)
+                };
+                for _ in 0..more {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(digit) => {
+                            v = v * 8 + digit;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(crate::state::raw_byte((v & 0xff) as u8));
+            }
+            _ => {
+                let rest: String = std::iter::once('\\').chain(chars.next()).collect();
+                let (text, stop) = echo_escapes(&rest);
+                out.push_str(&text);
+                if stop {
+                    return (out, true);
+                }
+            }
+        }
+    }
+    (out, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dash_echo() {
+        // dash 0.5.12: `sh -c 'echo "\0101\101\x41\e\E"'` prints `AA\x41`, ESC, `\E`.
+        assert_eq!(
+            dash_echo_escapes("\\0101\\101\\x41\\e\\E"),
+            ("AA\\x41\x1b\\E".to_string(), false)
+        );
+        assert_eq!(dash_echo_escapes("a\\tb\\cd"), ("a\tb".to_string(), true));
+    }
 
     #[test]
     fn quoting_round_trips_through_the_parser() {

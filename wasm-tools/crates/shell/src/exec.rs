@@ -6,6 +6,7 @@
 //! options and positional parameters, followed by the command's text. External commands are
 //! started directly with their stdio wired to host pipes and files.
 
+use crate::dialect::Dialect;
 use crate::expand::ExpandError;
 use crate::state::{Flow, MAX_DEPTH, Shell};
 use brush_parser::ast::{self, Command, CompoundCommand, IoFileRedirectKind, IoRedirect};
@@ -519,14 +520,20 @@ impl Shell {
     }
 
     pub fn expansion_failed(&mut self, e: ExpandError) -> i32 {
-        self.error(&e.0);
-        self.last_status = 1;
+        // dash words a bad substitution without the word, and ends the script with 2.
+        let (msg, status) = match self.dialect {
+            Dialect::Bash => (e.0.as_str(), 1),
+            Dialect::Dash if e.0.ends_with("bad substitution") => ("Bad substitution", 2),
+            Dialect::Dash => (e.0.as_str(), 2),
+        };
+        self.error(msg);
+        self.last_status = status;
         // Like a non-interactive bash, an expansion error ends a `-c` script.
         if !self.in_subshell || e.0.contains("unbound variable") || e.0.contains("not set") {
             self.flow = Flow::Exit;
-            self.exit_code = Some(1);
+            self.exit_code = Some(status);
         }
-        1
+        status
     }
 
     fn prepare_simple(&mut self, sc: &ast::SimpleCommand) -> Result<Prepared, i32> {
@@ -548,10 +555,10 @@ impl Shell {
                 }
             }
         }
+        if let Some(line) = command_line(sc, self.dialect) {
+            self.line = line;
+        }
         if let Some(w) = &sc.word_or_name {
-            if let Some(loc) = &w.loc {
-                self.line = loc.start.line;
-            }
             words.push(w.value.clone());
         }
         if let Some(suffix) = &sc.suffix {
@@ -845,7 +852,7 @@ impl Shell {
     fn resolve(&mut self, argv: &[String]) -> Resolved {
         let name = argv[0].as_str();
         if !name.contains('/') {
-            if crate::builtins::is_builtin(name) {
+            if crate::builtins::is_builtin(name) && self.dialect.has_builtin(name) {
                 return Resolved::Builtin;
             }
             if let Some(f) = self.functions.get(name) {
@@ -854,7 +861,7 @@ impl Shell {
             if self.applets.iter().any(|a| a == name) && !name.is_empty() {
                 return Resolved::External(argv.to_vec());
             }
-            return Resolved::NotFound(127, format!("{name}: command not found"));
+            return Resolved::NotFound(127, self.dialect.not_found(name));
         }
         let path = self.absolute(name);
         let base = path.rsplit('/').next().unwrap_or_default().to_string();
@@ -917,7 +924,9 @@ impl Shell {
         } else {
             None
         };
-        let (prog, extra) = interp.unwrap_or_else(|| ("sh".to_string(), vec![]));
+        // A script without `#!` runs in a copy of the shell that starts it (bash runs it with
+        // bash, dash with dash).
+        let (prog, extra) = interp.unwrap_or_else(|| (self.program.clone(), vec![]));
         let mut real = vec![prog];
         real.extend(extra);
         real.push(name.to_string());
@@ -966,7 +975,7 @@ impl Shell {
         ));
         let req = SpawnRequest {
             argv: vec![
-                self.name.clone(),
+                self.program.clone(),
                 "--intercode-subshell".into(),
                 script.to_string(),
                 self.name.clone(),
@@ -1071,7 +1080,11 @@ impl Shell {
             if let Err(msg) = self.apply_redirect(r, &mut saved) {
                 self.error(&msg);
                 self.restore(saved);
-                return Err(1);
+                // dash fails a command whose redirection fails with 2, bash with 1.
+                return Err(match self.dialect {
+                    Dialect::Bash => 1,
+                    Dialect::Dash => 2,
+                });
             }
         }
         Ok(saved)
@@ -1103,8 +1116,10 @@ impl Shell {
         } else {
             self.absolute(&target)
         };
-        let h =
-            hostcalls::open(&path, flags).map_err(|e| format!("{target}: {}", error_text(&e)))?;
+        let h = hostcalls::open(&path, flags).map_err(|e| match self.dialect {
+            Dialect::Bash => format!("{target}: {}", error_text(&e)),
+            Dialect::Dash => dash_open_error(&target, flags, &e),
+        })?;
         saved.opened.push(h);
         Ok(h)
     }
@@ -1223,7 +1238,7 @@ impl Shell {
     }
 
     fn expand_heredoc(&mut self, body: &str) -> Result<String, ExpandError> {
-        let pieces = brush_parser::word::parse_heredoc(body, &crate::expand::parser_options())
+        let pieces = brush_parser::word::parse_heredoc(body, &self.dialect.parser_options())
             .map_err(|e| ExpandError(format!("here-document: {e}")))?;
         // Re-assemble as a double-quoted context: only $, ` and \ are special.
         let mut out = String::new();
@@ -1300,6 +1315,55 @@ pub enum AssignKind {
     Array(Vec<(Option<String>, String)>, bool),
 }
 
+/// The line bash gives a simple command in its messages and `$LINENO`: bash records it when
+/// the parser has read the command's first token and the one after it (its lookahead), so a
+/// quoted word that spans lines moves it to the line where that second token ends
+/// (`nosuch "a<newline>b"` is reported on line 2, `x=$(<newline>…<newline>)` on its last line).
+/// Redirections carry no position in the parser's tree; they are skipped.
+/// dash simply names the line where the command starts.
+fn command_line(sc: &ast::SimpleCommand, dialect: Dialect) -> Option<usize> {
+    use ast::SourceLocation;
+    fn span(item: &ast::CommandPrefixOrSuffixItem) -> Option<brush_parser::SourceSpan> {
+        match item {
+            ast::CommandPrefixOrSuffixItem::Word(w)
+            | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => w.loc.clone(),
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, s) => s.location(),
+            ast::CommandPrefixOrSuffixItem::IoRedirect(_) => None,
+        }
+    }
+    let prefix = sc.prefix.iter().flat_map(|p| p.0.iter()).filter_map(span);
+    let name = sc.word_or_name.iter().filter_map(|w| w.loc.clone());
+    let suffix = sc.suffix.iter().flat_map(|s| s.0.iter()).filter_map(span);
+    let mut spans = prefix.chain(name).chain(suffix);
+    let first = spans.next()?;
+    match dialect {
+        Dialect::Bash => Some(spans.next().unwrap_or(first).end.line),
+        // dash names the line the command starts on.
+        Dialect::Dash => Some(first.start.line),
+    }
+}
+
+/// dash's words for a redirection it cannot open: `cannot create X: Directory nonexistent`,
+/// `cannot open X: No such file`.
+fn dash_open_error(target: &str, flags: OpenFlags, e: &std::io::Error) -> String {
+    let missing = e.kind() == std::io::ErrorKind::NotFound;
+    if flags.write || flags.create || flags.append {
+        let why = if missing {
+            "Directory nonexistent".to_string()
+        } else {
+            error_text(e)
+        };
+        format!("cannot create {target}: {why}")
+    } else {
+        let why = if missing {
+            "No such file".to_string()
+        } else {
+            error_text(e)
+        };
+        format!("cannot open {target}: {why}")
+    }
+}
+
 fn assignments_env(a: &[AssignValue]) -> Vec<(String, String)> {
     a.iter()
         .filter_map(|a| match (&a.value, &a.index) {
@@ -1374,4 +1438,32 @@ fn bash_bucket(name: &str) -> u32 {
         h.wrapping_mul(16_777_619) ^ u32::from(b)
     });
     hash & 1023
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines of a script's top-level simple commands, as [`command_line`] gives them.
+    fn lines_of(text: &str) -> Vec<usize> {
+        let program = crate::parse(text).unwrap();
+        program
+            .complete_commands
+            .iter()
+            .flat_map(|list| list.0.iter())
+            .map(|item| match &item.0.first.seq[0] {
+                Command::Simple(sc) => command_line(sc, Dialect::Bash).unwrap(),
+                other => panic!("not a simple command: {other}"),
+            })
+            .collect()
+    }
+
+    // bash 5.2 (`bash -c` with these texts) names these lines in "command not found".
+    #[test]
+    fn a_command_is_on_the_line_where_its_second_token_ends() {
+        assert_eq!(lines_of("nosuch1 \"a\nb\"\nnosuch2"), [2, 3]);
+        assert_eq!(lines_of("nosuch1 a \"b\nc\" d"), [1]);
+        assert_eq!(lines_of("x=$(\nnosuch\n)\n:"), [3, 4]);
+        assert_eq!(lines_of("```BASH\nfind /x\n```"), [3]);
+    }
 }

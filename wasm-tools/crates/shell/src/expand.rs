@@ -4,7 +4,6 @@
 //! splitting and globbing only apply to the unquoted parts.
 
 use crate::state::{Shell, Value};
-use brush_parser::ParserOptions;
 use brush_parser::word::{
     self, BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr,
     ParameterTestType, SpecialParameter, SubstringMatchKind, WordPiece, WordPieceWithSource,
@@ -44,19 +43,17 @@ impl Expanded {
     }
 }
 
-pub fn parser_options() -> ParserOptions {
-    ParserOptions {
-        enable_extended_globbing: false,
-        ..ParserOptions::default()
-    }
-}
-
 impl Shell {
     /// Full expansion of command words into arguments.
     pub fn expand_words(&mut self, words: &[String]) -> R<Vec<String>> {
         let mut out = Vec::new();
         for w in words {
-            for braced in brace_expand(w) {
+            // dash has no brace expansion.
+            let braced_words = match self.dialect {
+                crate::dialect::Dialect::Bash => brace_expand(w),
+                crate::dialect::Dialect::Dash => vec![w.clone()],
+            };
+            for braced in braced_words {
                 let exp = self.expand_raw(&braced)?;
                 for field in self.split_fields(&exp) {
                     out.extend(self.glob_field(&field));
@@ -79,7 +76,7 @@ impl Shell {
     }
 
     pub fn expand_raw(&mut self, w: &str) -> R<Expanded> {
-        let pieces = word::parse(w, &parser_options())
+        let pieces = word::parse(w, &self.dialect.parser_options())
             .map_err(|_| ExpandError(format!("{w}: bad substitution")))?;
         if let Some(inner) = unparsed_braces(&pieces) {
             return self.unparsed_parameter(w, inner);
@@ -253,7 +250,7 @@ impl Shell {
             Some(ParamValue::One(s)) => s,
             _ => return Ok(None),
         };
-        let target = word::parse_parameter(&name, &parser_options())
+        let target = word::parse_parameter(&name, &self.dialect.parser_options())
             .map_err(|_| ExpandError(format!("{name}: invalid indirect expansion")))?;
         self.param_values_direct(&target)
     }
@@ -819,7 +816,7 @@ pub fn brace_expand(w: &str) -> Vec<String> {
     if !w.contains('{') {
         return vec![w.to_string()];
     }
-    match word::parse_brace_expansions(w, &parser_options()) {
+    match word::parse_brace_expansions(w, &crate::dialect::Dialect::Bash.parser_options()) {
         Ok(Some(parts)) => expand_brace_parts(&parts),
         _ => vec![w.to_string()],
     }

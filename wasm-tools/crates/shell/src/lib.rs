@@ -14,6 +14,7 @@
 
 mod arith;
 mod builtins;
+mod dialect;
 mod exec;
 mod expand;
 mod glob;
@@ -21,83 +22,47 @@ mod jobs;
 mod printf;
 mod state;
 mod subscript;
+mod syntax;
 
 use state::{Flow, Shell};
 use std::ffi::OsString;
 
-/// Parses a whole script; the error text is shaped like bash's.
+/// Parses a whole script as bash reads it; the error text is shaped like bash's.
 pub fn parse(text: &str) -> Result<brush_parser::ast::Program, String> {
-    let protected = subscript::protect(text);
-    let mut parser = brush_parser::Parser::new(
-        std::io::BufReader::new(protected.as_bytes()),
-        &expand::parser_options(),
-    );
-    parser.parse_program().map_err(|e| match e {
-        brush_parser::ParseError::ParsingNear(pos) => {
-            let line_text = text.lines().nth(pos.line.saturating_sub(1)).unwrap_or(text);
-            let token = token_at(text, pos.index);
-            format!(
-                "-c: line {}: syntax error near unexpected token `{token}'\n-c: line {}: `{line_text}'",
-                pos.line, pos.line
-            )
-        }
-        brush_parser::ParseError::ParsingAtEndOfInput => {
-            // A redirection with nothing after it meets the newline bash appends to `-c`
-            // text, and bash names that token; every other early end is "end of file".
-            if ends_with_redirection(text) {
-                let n = text.trim_end().lines().count().max(1);
-                let line_text = text.trim_end().lines().last().unwrap_or("");
-                format!(
-                    "-c: line {n}: syntax error near unexpected token `newline'\n-c: line {n}: `{line_text}'"
-                )
-            } else {
-                // bash counts the newline it appends to `-c` text as one more line.
-                format!(
-                    "-c: line {}: syntax error: unexpected end of file",
-                    text.lines().count() + 1
-                )
-            }
-        }
-        brush_parser::ParseError::Tokenizing { inner, position } => {
-            let line = position.map(|p| p.line).unwrap_or(1);
-            let msg = inner.to_string();
-            if msg.contains("unterminated") || msg.contains("quote") {
-                format!(
-                    "-c: line {line}: unexpected EOF while looking for matching `{}'",
-                    if msg.contains("single") { "'" } else { "\"" }
-                )
-            } else {
-                format!("-c: line {line}: syntax error: {msg}")
-            }
-        }
-    })
+    syntax::parse(text, dialect::Dialect::Bash).map_err(|e| e.message)
 }
 
-/// Whether the script's last token is a redirection operator (`cmd >`, `cat <<`, `x <y>`).
-fn ends_with_redirection(text: &str) -> bool {
-    let t = text.trim_end();
-    [">", "<", ">&", "<&", ">|", "<>"]
-        .iter()
-        .any(|op| t.ends_with(op))
-        && !t.ends_with("\\>")
-        && !t.ends_with("\\<")
-}
-
-fn token_at(text: &str, index: usize) -> String {
-    let rest = text.get(index..).unwrap_or("");
-    let rest = rest.trim_start();
-    for op in [
-        ";;", "&&", "||", ">>", "<<", "(", ")", "|", ";", "&", "<", ">", "{", "}",
-    ] {
-        if rest.starts_with(op) {
-            return op.to_string();
+/// `bash FILE` / `sh FILE` when FILE cannot be read. bash then looks a name without a slash
+/// up in `PATH` and finds the program agents meant to run (`bash cat f.txt`), which it
+/// refuses as a binary, in Ubuntu 22.04's bash 5.1 words (upstream's logs:
+/// `/usr/bin/cat: /usr/bin/cat: cannot execute binary file`); dash does not search.
+fn script_not_read(
+    shell: &Shell,
+    argv0: &str,
+    file: &str,
+    e: &std::io::Error,
+    applets: &[&str],
+) -> i32 {
+    let missing = e.kind() == std::io::ErrorKind::NotFound;
+    match shell.dialect {
+        dialect::Dialect::Dash => {
+            let why = if missing {
+                "No such file".to_string()
+            } else {
+                exec::error_text(e)
+            };
+            shell.err(&format!("{argv0}: 0: cannot open {file}: {why}\n"));
+            2
         }
-    }
-    let word: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
-    if word.is_empty() {
-        "newline".into()
-    } else {
-        word
+        dialect::Dialect::Bash if missing && !file.contains('/') && applets.contains(&file) => {
+            let found = format!("/usr/bin/{file}");
+            shell.err(&format!("{found}: {found}: cannot execute binary file\n"));
+            126
+        }
+        dialect::Dialect::Bash => {
+            shell.err(&format!("{argv0}: {file}: {}\n", exec::error_text(e)));
+            127
+        }
     }
 }
 
@@ -187,10 +152,10 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
                 String::from_utf8_lossy(&input).into_owned()
             }
         };
-        return match parse(&text) {
+        return match syntax::parse(&text, shell.dialect) {
             Ok(_) => 0,
             Err(e) => {
-                shell.syntax_error(&argv0, &e);
+                shell.syntax_error(&argv0, &e.message);
                 2
             }
         };
@@ -220,10 +185,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
                         shell.positional = args[i + 1..].to_vec();
                         shell.run_script_text(&text)
                     }
-                    Err(e) => {
-                        shell.err(&format!("{argv0}: {file}: {}\n", exec::error_text(&e)));
-                        127
-                    }
+                    Err(e) => script_not_read(&shell, &argv0, file, &e, applets),
                 }
             }
             None => {

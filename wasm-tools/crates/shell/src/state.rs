@@ -68,6 +68,11 @@ pub enum Flow {
 pub struct Shell {
     /// `$0`: what messages are prefixed with (`/bin/bash: line 1: …`).
     pub name: String,
+    /// The shell program this instance was started as (`bash`, `sh`): what its own subshells
+    /// are started as. Not `$0`, which `sh -c 'script' NAME` sets to any word.
+    pub program: String,
+    /// bash, or dash when started as `sh` (see [`crate::dialect`]).
+    pub dialect: crate::dialect::Dialect,
     pub globals: HashMap<String, Var>,
     /// Stack of function-local scopes (`local`).
     pub locals: Vec<HashMap<String, Option<Var>>>,
@@ -134,8 +139,11 @@ impl Shell {
             .ok()
             .and_then(|p| p.parse().ok())
             .unwrap_or(1);
+        let program = name.rsplit('/').next().unwrap_or_default().to_string();
         let mut sh = Shell {
             name,
+            dialect: crate::dialect::Dialect::of_program(&program),
+            program,
             globals,
             locals: Vec::new(),
             functions: HashMap::new(),
@@ -366,12 +374,14 @@ impl Shell {
 
     /// `bash: line 3: message` — the prefix bash uses for errors in `-c` scripts.
     pub fn error(&self, msg: &str) {
-        self.err(&format!(
-            "{}: line {}: {}\n",
-            self.name,
-            self.line + self.line_base,
-            msg
-        ));
+        let line = self.line + self.line_base;
+        match self.dialect {
+            crate::dialect::Dialect::Bash => {
+                self.err(&format!("{}: line {line}: {msg}\n", self.name))
+            }
+            // dash: `sh: 1: foo: not found`
+            crate::dialect::Dialect::Dash => self.err(&format!("{}: {line}: {msg}\n", self.name)),
+        }
     }
 
     pub fn ifs(&self) -> String {
@@ -452,7 +462,7 @@ mod tests {
 
     #[test]
     fn locals_shadow_globals() {
-        let mut sh = Shell::new("sh".into(), &[]);
+        let mut sh = Shell::new("bash".into(), &[]);
         sh.set_scalar("x", "g".into());
         sh.locals.push(HashMap::from([("x".to_string(), None)]));
         assert_eq!(sh.get_scalar("x"), None);

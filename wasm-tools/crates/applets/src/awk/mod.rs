@@ -212,6 +212,10 @@ pub fn run(args: Vec<OsString>, mut io: Io) -> i32 {
                     src.extend_from_slice(&text);
                     src.push(b'\n');
                 }
+                // mawk opens a directory and fails reading it (WASI fails it otherwise).
+                Err(_) if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) => {
+                    return fail(&mut io, "read error (Is a directory)");
+                }
                 Err(e) => {
                     let msg = e.to_string();
                     let msg = msg.split(" (os error").next().unwrap_or("").to_string();

@@ -254,7 +254,11 @@ impl<'a> Parser<'a> {
     }
 
     fn record_use(&mut self, v: Var, kind: UseKind) {
-        let line = self.buf.front().map_or(0, |t| t.line);
+        // With no token read ahead, the use is on the lexer's current line (mawk names it).
+        let line = self
+            .buf
+            .front()
+            .map_or_else(|| self.lx.position().1, |t| t.line);
         let (func, var) = match v {
             Var::Global(i) => (None, i),
             Var::Local(i) => (self.cur_func, i),

@@ -776,6 +776,7 @@ pub fn cases() -> Vec<Case> {
             "",
         ),
         c("fn/program-file", &["-f", "prog.awk", "b.txt"], ""),
+        c("fn/program-file-is-a-directory", &["-f", ".", "b.txt"], ""),
         c(
             "fn/uninit-return",
             &["function r() { return } BEGIN { x = r(); print length(x), x + 0 }"],
@@ -1016,6 +1017,12 @@ pub fn cases() -> Vec<Case> {
         ),
         // ---- errors ----
         c("err/syntax-brace", &["BEGIN { x = }"], ""),
+        // A for-in variable used as an array (from upstream's logs): mawk names line 1.
+        c(
+            "err/scalar-as-array-line",
+            &["{a[$0]++} END{for(i in a) print i[0]\"-\"a[i]}"],
+            "x\n",
+        ),
         c("err/missing-brace", &["{ print $1"], ""),
         c("err/missing-paren", &["BEGIN { print (1 }"], ""),
         c("err/runaway-string", &["BEGIN { print \"abc }"], ""),

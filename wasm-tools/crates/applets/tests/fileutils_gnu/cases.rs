@@ -384,6 +384,11 @@ fn ln_cases() -> Vec<Case> {
         c("ln/s", "ln", &["-s", "t/hello.c", "lnk"]).mutates(),
         c("ln/s-abs", "ln", &["-s", "/etc/hostname", "abs"]).mutates(),
         c("ln/s-root", "ln", &["-s", "/", "root"]).mutates(),
+        // A link name ending in a slash is never made (ENOENT), even for an existing directory.
+        c("ln/s-trailing-slash", "ln", &["-s", "/", "t/dir1/root/"]).mutates(),
+        c("ln/s-root-into-dir", "ln", &["-s", "/", "t/dir1/"]).mutates(),
+        c("ln/s-root-into-dir-bare", "ln", &["-s", "/", "t/dir1"]).mutates(),
+        c("ln/hard-trailing-slash", "ln", &["t/hello.c", "t/nolink/"]).mutates(),
         c("ln/hard", "ln", &["t/hello.c", "hard"]).mutates(),
         c(
             "ln/option-after-operands",
