@@ -225,11 +225,8 @@ fn expected_closer(text: &str) -> Option<&'static str> {
         };
         match word.as_str() {
             "\n" | ";" | "&" | "|" | "&&" | "||" => command_start = true,
-            ";;" => {
-                if top == Some("case;;") {
-                    set_top(&mut open, "case)");
-                }
-            }
+            ";;" if top == Some("case;;") => set_top(&mut open, "case)"),
+            ";;" => {}
             "(" => {
                 open.push("sub)");
                 command_start = true;
