@@ -146,8 +146,10 @@ fn dir_name(path: &str) -> String {
 }
 
 /// gnulib `file_name_concat`: `dir/base` without doubling the slash.
+/// gnulib `file_name_concat`: a separator only where neither side has one (so `ln -s / d`
+/// names `d/`).
 fn concat(dir: &str, base: &str) -> String {
-    if dir.ends_with('/') {
+    if dir.ends_with('/') || base.starts_with('/') {
         format!("{dir}{base}")
     } else {
         format!("{dir}/{base}")
