@@ -166,6 +166,10 @@ pub struct ReplayArgs {
     /// Replay behind the guard (SQL lint, destructive-action gate) and count what it refused.
     #[arg(long)]
     pub guard: bool,
+    /// Write every bash turn whose reward differed to FILE, one JSON object per line: cause,
+    /// task, turn, action, both rewards and observations, both golds' outputs.
+    #[arg(long, value_name = "FILE")]
+    pub mismatches: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use super::{EnvKind, TaskSource};
 use anyhow::Context;
 use intercode::data::spider::SqlData;
 use intercode::data::upstream_log::{self, LogEnv, UpstreamLog};
-use intercode::env::bash::replay::BashReplayReport;
+use intercode::env::bash::replay::{BashReplayReport, LoggedGoldOutputs, logged_gold_outputs};
 use intercode::harness::agents::ReplayAgent;
 use intercode::harness::guard::GuardOptions;
 use intercode::harness::runner::{self, RunPlan};
@@ -180,7 +180,11 @@ fn replay_one(
 /// The per-turn side for bash logs: every logged turn replayed on a fresh episode of its task,
 /// and each logged reward compared with ours (see [`intercode::env::bash::replay`]). Two logs
 /// at a time.
-pub fn bash_turns(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> {
+pub fn bash_turns(
+    files: &[PathBuf],
+    source: &TaskSource,
+    mismatches: Option<&Path>,
+) -> anyhow::Result<()> {
     let logs: Vec<UpstreamLog> = files
         .iter()
         .filter_map(|f| upstream_log::read(f).ok())
@@ -188,6 +192,14 @@ pub fn bash_turns(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> 
         .collect();
     if logs.is_empty() {
         return Ok(());
+    }
+    // What upstream's gold printed, gathered from every given log of the same file system.
+    let mut gold_outputs: HashMap<Option<u8>, LoggedGoldOutputs> = HashMap::new();
+    for log in &logs {
+        let outputs = gold_outputs.entry(log.fs_number()).or_default();
+        for (task, seen) in logged_gold_outputs([log]) {
+            outputs.entry(task).or_default().extend(seen);
+        }
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: std::sync::Mutex<Vec<(usize, anyhow::Result<BashReplayReport>)>> =
@@ -198,7 +210,8 @@ pub fn bash_turns(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> 
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let Some(log) = logs.get(i) else { break };
-                    let report = replay_turns(log, source)
+                    let golds = &gold_outputs[&log.fs_number()];
+                    let report = replay_turns(log, source, golds)
                         .with_context(|| format!("replaying {} turn by turn", log.path.display()));
                     results
                         .lock()
@@ -218,6 +231,15 @@ pub fn bash_turns(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> 
         all.add(report);
     }
     println!("  all bash logs: {}", turn_line(&all));
+    if let Some(path) = mismatches {
+        let mut out = String::new();
+        for m in &all.mismatches {
+            out.push_str(&serde_json::to_string(m)?);
+            out.push('\n');
+        }
+        std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
+        println!("  every mismatch: {}", path.display());
+    }
     for (cause, stats) in &all.causes {
         println!("    {cause}: {} turns", stats.count);
         for ex in &stats.examples {
@@ -238,12 +260,20 @@ pub fn bash_turns(files: &[PathBuf], source: &TaskSource) -> anyhow::Result<()> 
     Ok(())
 }
 
-fn replay_turns(log: &UpstreamLog, source: &TaskSource) -> anyhow::Result<BashReplayReport> {
+fn replay_turns(
+    log: &UpstreamLog,
+    source: &TaskSource,
+    gold_outputs: &LoggedGoldOutputs,
+) -> anyhow::Result<BashReplayReport> {
     let mut spec = source.spec(EnvKind::Bash)?;
     spec.tasks = task_file(log, &spec.data_dir());
     spec.upstream_quoting = true;
     let mut env = spec.build()?;
-    Ok(intercode::env::bash::replay::replay_log(&mut *env, log)?)
+    Ok(intercode::env::bash::replay::replay_log(
+        &mut *env,
+        log,
+        gold_outputs,
+    )?)
 }
 
 fn turn_line(r: &BashReplayReport) -> String {

@@ -19,7 +19,7 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         // The per-turn reward comparison is about upstream's unguarded runs.
         return Ok(ExitCode::SUCCESS);
     }
-    super::replay::bash_turns(&others, &args.source)?;
+    super::replay::bash_turns(&others, &args.source, args.mismatches.as_deref())?;
     if sql.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -27,6 +27,7 @@ pub fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         files: sql,
         source: args.source,
         guard: false,
+        mismatches: None,
     };
     let data: SqlData = if args.source.data == "fixtures" {
         SqlData::UpstreamMysql

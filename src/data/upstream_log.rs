@@ -155,6 +155,9 @@ pub struct LoggedEpisode {
     pub turns_taken: Option<usize>,
     /// Spider hardness (SQL).
     pub hardness: Option<String>,
+    /// `info.eval_obs` of the episode's last scoring: what the gold printed on upstream's
+    /// machine (bash), where the log has it.
+    pub eval_obs: Option<String>,
 }
 
 /// A log that could not be read.
@@ -399,6 +402,11 @@ fn harness_episode(
             .transpose()?
             .flatten(),
         hardness: opt_str(walk, obj, "hardness", "hardness")?,
+        eval_obs: obj
+            .get("info")
+            .and_then(|info| info.get("eval_obs"))
+            .and_then(Value::as_str)
+            .map(String::from),
     };
     Ok((episode, kind))
 }
@@ -438,6 +446,7 @@ fn human_episode(
         thoughts: Vec::new(),
         max_reward: opt_f64(walk, obj, "reward", "reward")?,
         hardness: opt_str(walk, obj, "hardness", "hardness")?,
+        eval_obs: None,
     })
 }
 

@@ -207,6 +207,21 @@ impl Bash {
         self.pool.image()
     }
 
+    /// The environment of an action on this env's tree: [`base_env`], plus, on the tree of
+    /// upstream's `nl2bash_fs_N` image, the two variables its Dockerfile sets (`ENV
+    /// file_system_version=N`, `ENV script=setup_nl2b_fs_N.sh`), which `env` and `set` show.
+    pub fn environment(&self) -> Vec<(String, String)> {
+        let mut env = base_env();
+        if let Some(n) = self.tasks.name.strip_prefix("nl2bash_fs_")
+            && !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+        {
+            env.push(("file_system_version".into(), n.to_string()));
+            env.push(("script".into(), format!("setup_nl2b_fs_{n}.sh")));
+        }
+        env
+    }
+
     pub fn tasks(&self) -> &BashTaskSet {
         &self.tasks
     }
@@ -244,7 +259,7 @@ impl Bash {
                 }
             },
         };
-        let mut env = base_env();
+        let mut env = self.environment();
         env.push(("INTERCODE_REPORT_HANDLE".into(), "3".into()));
         if !prelude.is_empty() {
             env.push(("INTERCODE_PRELUDE".into(), prelude.to_string()));
@@ -625,7 +640,7 @@ impl Backend for Bash {
             self.options.clock,
             &RunRequest {
                 argv: vec!["/bin/bash".into(), "-n".into(), "-c".into(), source.into()],
-                env: base_env(),
+                env: self.environment(),
                 cwd: ep.cwd.clone(),
                 stdin: None,
                 report: false,

@@ -23,8 +23,8 @@ pub struct ReplayMismatch {
 }
 
 impl ReplayMismatch {
-    /// A mismatch with its texts clipped for a report.
-    pub fn clipped(
+    /// A mismatch with its texts whole.
+    pub fn new(
         task: usize,
         turn: usize,
         action: &str,
@@ -34,12 +34,33 @@ impl ReplayMismatch {
         ReplayMismatch {
             task,
             turn,
-            action: clip(action),
+            action: action.to_string(),
             logged_reward,
             reward,
-            logged_observation: clip(logged_observation),
-            observation: clip(observation),
+            logged_observation: logged_observation.to_string(),
+            observation: observation.to_string(),
         }
+    }
+
+    /// The same mismatch with its texts clipped for a report.
+    pub fn clip(&self) -> ReplayMismatch {
+        ReplayMismatch {
+            action: clip(&self.action),
+            logged_observation: clip(&self.logged_observation),
+            observation: clip(&self.observation),
+            ..self.clone()
+        }
+    }
+
+    /// A mismatch with its texts clipped for a report.
+    pub fn clipped(
+        task: usize,
+        turn: usize,
+        action: &str,
+        rewards: (f64, f64),
+        observations: (&str, &str),
+    ) -> ReplayMismatch {
+        ReplayMismatch::new(task, turn, action, rewards, observations).clip()
     }
 }
 

@@ -144,6 +144,8 @@ fn target_of(path: &str) -> Result<Target, i32> {
         return n.parse().map(Target::Handle).map_err(|_| errno::ENOENT);
     }
     let rel = path.strip_prefix('/').ok_or(errno::EINVAL)?;
+    // `/..` is `/` (see root_parent).
+    let rel = super::root_parent::strip_leading_dots(rel);
     let rel = rel.trim_end_matches('/');
     Ok(Target::Path(if rel.is_empty() {
         PathBuf::from(".")

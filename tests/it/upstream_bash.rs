@@ -120,7 +120,8 @@ fn a_logged_bash_run_replays_to_its_logged_rewards() {
         ..BashOptions::default()
     };
     let mut env = BashEnv::new(set, options).unwrap();
-    let report = intercode::env::bash::replay::replay_log(&mut env, &log).unwrap();
+    let golds = intercode::env::bash::replay::logged_gold_outputs([&log]);
+    let report = intercode::env::bash::replay::replay_log(&mut env, &log, &golds).unwrap();
     println!(
         "{} episodes, {}/{} logged turn rewards reproduced ({:.1}%)",
         report.episodes,

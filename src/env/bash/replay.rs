@@ -15,6 +15,7 @@ use crate::env::Env;
 use crate::env::replay::{Causes, ReplayMismatch, record};
 use crate::{Error, Result};
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// What replaying one log found.
@@ -33,6 +34,21 @@ pub struct BashReplayReport {
     pub executed_turns: usize,
     pub observations_equal: usize,
     pub causes: Causes,
+    /// Every turn whose reward differed, texts whole (`intercode replay --mismatches`).
+    #[serde(skip)]
+    pub mismatches: Vec<TurnMismatch>,
+}
+
+/// One turn whose reward differed, with its cause and the two golds' outputs.
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnMismatch {
+    pub cause: String,
+    #[serde(flatten)]
+    pub turn: ReplayMismatch,
+    /// What our gold printed for the task.
+    pub gold_output: Option<String>,
+    /// What upstream's gold printed, as the logs recorded it.
+    pub logged_gold_outputs: Vec<String>,
 }
 
 impl BashReplayReport {
@@ -55,6 +71,7 @@ impl BashReplayReport {
         self.executed_turns += other.executed_turns;
         self.observations_equal += other.observations_equal;
         crate::env::replay::merge(&mut self.causes, other.causes);
+        self.mismatches.extend(other.mismatches);
     }
 }
 
@@ -100,8 +117,37 @@ fn same_reward(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
-/// Replays `log` on `env`, which must hold the log's task set (its `fs_N`).
-pub fn replay_log(env: &mut dyn Env, log: &UpstreamLog) -> Result<BashReplayReport> {
+/// What the gold printed on upstream's machine, per task: every distinct `info.eval_obs` the
+/// logs of one file system recorded (only some logs kept `info`; the gold's output is the same
+/// for every episode of a task but for time, host facts and logging artefacts).
+pub type LoggedGoldOutputs = BTreeMap<usize, BTreeSet<String>>;
+
+/// The gold outputs `logs` recorded, by task. The logs must be of one file system.
+pub fn logged_gold_outputs<'a>(
+    logs: impl IntoIterator<Item = &'a UpstreamLog>,
+) -> LoggedGoldOutputs {
+    let mut outputs = LoggedGoldOutputs::new();
+    for log in logs {
+        for episode in &log.episodes {
+            if let Some(obs) = &episode.eval_obs {
+                outputs
+                    .entry(episode.task_index)
+                    .or_default()
+                    .insert(obs.clone());
+            }
+        }
+    }
+    outputs
+}
+
+/// Replays `log` on `env`, which must hold the log's task set (its `fs_N`). `gold_outputs`
+/// (see [`logged_gold_outputs`]) tells apart, among turns that printed what upstream logged
+/// but scored differently, those where our gold printed something else.
+pub fn replay_log(
+    env: &mut dyn Env,
+    log: &UpstreamLog,
+    gold_outputs: &LoggedGoldOutputs,
+) -> Result<BashReplayReport> {
     let react = log.strategy == LogStrategy::React;
     let mut report = BashReplayReport {
         file: log.path.clone(),
@@ -123,33 +169,30 @@ pub fn replay_log(env: &mut dyn Env, log: &UpstreamLog) -> Result<BashReplayRepo
             report.turns += 1;
             let logged_observation = episode.observations.get(turn).map(String::as_str);
             let logged_reward = episode.rewards.get(turn).copied().flatten();
-            let (command, observation, reward) = match turn_of(action, logged_observation, react) {
-                Turn::End => break,
-                Turn::Skipped => {
-                    report.not_executed += 1;
-                    continue;
-                }
-                Turn::Run(command) => {
-                    let step = env.step(command)?;
-                    report.executed_turns += 1;
-                    if Some(step.observation.as_str()) == logged_observation {
-                        report.observations_equal += 1;
-                    }
-                    last_observation.clone_from(&step.observation);
-                    last_command = command;
-                    if react {
+            let (command, observation, evaluation) =
+                match turn_of(action, logged_observation, react) {
+                    Turn::End => break,
+                    Turn::Skipped => {
+                        report.not_executed += 1;
                         continue;
                     }
-                    let reward = env.evaluate()?.reward;
-                    (command, step.observation, reward)
-                }
-                // What a ReAct submit is scored on: the last command's output.
-                Turn::Submit => (
-                    last_command,
-                    last_observation.clone(),
-                    env.evaluate()?.reward,
-                ),
-            };
+                    Turn::Run(command) => {
+                        let step = env.step(command)?;
+                        report.executed_turns += 1;
+                        if Some(step.observation.as_str()) == logged_observation {
+                            report.observations_equal += 1;
+                        }
+                        last_observation.clone_from(&step.observation);
+                        last_command = command;
+                        if react {
+                            continue;
+                        }
+                        (command, step.observation, env.evaluate()?)
+                    }
+                    // What a ReAct submit is scored on: the last command's output.
+                    Turn::Submit => (last_command, last_observation.clone(), env.evaluate()?),
+                };
+            let reward = evaluation.reward;
             let Some(logged_reward) = logged_reward else {
                 continue;
             };
@@ -159,15 +202,29 @@ pub fn replay_log(env: &mut dyn Env, log: &UpstreamLog) -> Result<BashReplayRepo
                 continue;
             }
             let logged_observation = logged_observation.unwrap_or_default();
-            let cause = cause_of(command, logged_observation, &observation);
-            let mismatch = ReplayMismatch::clipped(
+            let our_gold = evaluation.info.get("eval_obs").and_then(|v| v.as_str());
+            let gold = match (gold_outputs.get(&task), our_gold) {
+                (Some(logged), Some(ours)) => Some(logged.contains(ours)),
+                _ => None,
+            };
+            let cause = cause_of(command, logged_observation, &observation, gold);
+            let mismatch = ReplayMismatch::new(
                 task,
                 turn,
                 action,
                 (logged_reward, reward),
                 (logged_observation, &observation),
             );
-            record(&mut report.causes, cause, mismatch);
+            record(&mut report.causes, cause.clone(), mismatch.clip());
+            report.mismatches.push(TurnMismatch {
+                cause,
+                turn: mismatch,
+                gold_output: our_gold.map(String::from),
+                logged_gold_outputs: gold_outputs
+                    .get(&task)
+                    .map(|o| o.iter().cloned().collect())
+                    .unwrap_or_default(),
+            });
         }
     }
     Ok(report)
@@ -191,8 +248,9 @@ const HOST_COMMANDS: &[&str] = &[
 ];
 const HOST_WORDS: &[&str] = &["/proc", "$HOSTNAME"];
 
-/// Why a turn's reward differs, read off the action and the two observations.
-fn cause_of(action: &str, logged: &str, ours: &str) -> String {
+/// Why a turn's reward differs, read off the action, the two observations and whether our
+/// gold printed one of the outputs upstream logged for it (`None`: unknown).
+fn cause_of(action: &str, logged: &str, ours: &str, same_gold: Option<bool>) -> String {
     let words: Vec<&str> = action
         .split(|c: char| c.is_whitespace() || "|;&()`".contains(c))
         .filter(|w| !w.is_empty())
@@ -203,9 +261,22 @@ fn cause_of(action: &str, logged: &str, ours: &str) -> String {
         .windows(2)
         .any(|w| w[0] == "ls" && w[1].starts_with('-') && w[1].contains('l'));
     if logged == ours {
-        return "same output, different files or gold result (state upstream kept between \
-                tasks, the gold's own output)"
-            .into();
+        return match same_gold {
+            Some(false) => "same output; the gold printed something else upstream (its \
+                            clock, host facts, logging artefacts)"
+                .into(),
+            Some(true) => "same output and gold output; the files differ (state upstream \
+                           kept between tasks, or our file operations)"
+                .into(),
+            None => "same output, different files or gold result (no gold output logged for \
+                     the task)"
+                .into(),
+        };
+    }
+    if logged == "Malformed command" && !ours.contains("Malformed command") {
+        // Upstream's harness printed this for any exception around the command (an odd number
+        // of quotes for shlex, or the docker call failing), not bash.
+        return "upstream harness artefact (\"Malformed command\")".into();
     }
     if logged.contains("Command timed out") || ours.contains("Command timed out") {
         return "one side timed out".into();
@@ -244,13 +315,24 @@ mod tests {
 
     #[test]
     fn causes_name_what_differs() {
-        assert!(cause_of("ls", "a\n", "a\n").starts_with("same output"));
-        assert!(cause_of("date", "Mon\n", "Tue\n").starts_with("time"));
-        assert!(cause_of("curl example.com", "<html>", "curl: (6)").starts_with("network"));
-        assert!(cause_of("uname -a", "Linux x", "Linux y").starts_with("facts"));
-        assert!(cause_of("ls -la /testbed", "a", "b").starts_with("time"));
-        assert_eq!(cause_of("grep -r x /", "a", "b"), "different output: grep");
+        assert!(cause_of("ls", "a\n", "a\n", None).starts_with("same output"));
+        assert!(cause_of("ls", "a\n", "a\n", Some(false)).contains("gold printed something"));
+        assert!(cause_of("ls", "a\n", "a\n", Some(true)).contains("the files differ"));
+        assert!(
+            cause_of("bind -p", "Malformed command", "x", None).starts_with("upstream harness")
+        );
+        assert!(cause_of("date", "Mon\n", "Tue\n", None).starts_with("time"));
+        assert!(cause_of("curl example.com", "<html>", "curl: (6)", None).starts_with("network"));
+        assert!(cause_of("uname -a", "Linux x", "Linux y", None).starts_with("facts"));
+        assert!(cause_of("ls -la /testbed", "a", "b", None).starts_with("time"));
+        assert_eq!(
+            cause_of("grep -r x /", "a", "b", None),
+            "different output: grep"
+        );
         // Names inside other words are not those commands.
-        assert_eq!(cause_of("cat grid.pdf", "a", "b"), "different output: cat");
+        assert_eq!(
+            cause_of("cat grid.pdf", "a", "b", None),
+            "different output: cat"
+        );
     }
 }

@@ -5,6 +5,10 @@
 //! the multicall module uses (argv[0] is the applet name as invoked).
 
 mod common;
+/// The sandbox's file-creation mask (processes do not change it).
+pub use common::mode::UMASK;
+/// glibc's error texts, for the box's own small utilities too.
+pub use common::sys::strerror;
 
 pub mod awk;
 pub mod cal;

@@ -252,10 +252,19 @@ impl Ln<'_, '_> {
 
     /// Makes the link without removing anything.
     fn link(&self, source: &str, dest: &str) -> io::Result<()> {
-        // Linux makes no link whose name ends in a slash (the name would have to be a
-        // directory): ENOENT, even where a directory of that name exists.
+        // Linux makes no link whose name ends in a slash: EEXIST where something of that name
+        // exists (`ln -s x dir/` then links inside `dir`, as GNU retries), else ENOENT. Into
+        // a directory, a source that is all slashes has an empty name, which is ENOENT (GNU
+        // calls `symlinkat(…, dirfd, "")`).
         if dest.ends_with('/') {
-            return Err(io::Error::from(io::ErrorKind::NotFound));
+            let name = dest.trim_end_matches('/');
+            let empty_base = source.trim_start_matches('/').is_empty();
+            let exists = !empty_base && (name.is_empty() || hostcalls::stat(name, false).is_ok());
+            return Err(io::Error::from(if exists {
+                io::ErrorKind::AlreadyExists
+            } else {
+                io::ErrorKind::NotFound
+            }));
         }
         if self.symbolic {
             hostcalls::symlink(source, dest)
@@ -868,6 +877,21 @@ mod tests {
             format!(
                 "ln: failed to create symbolic link '{}': File exists\n",
                 p("dir/f")
+            )
+        );
+        // A destination with a trailing slash: into the directory when it exists (GNU,
+        // Linux's EEXIST), "No such file or directory" when it does not.
+        std::fs::create_dir(p("links")).unwrap();
+        let (code, _, err) = go(&["ln", "-s", &p("f"), &format!("{}/", p("links"))]);
+        assert_eq!((code, err.as_str()), (0, ""));
+        assert!(std::fs::symlink_metadata(p("links/f")).is_ok());
+        let (code, _, err) = go(&["ln", "-s", &p("f"), &format!("{}/", p("none"))]);
+        assert_eq!(code, 1);
+        assert_eq!(
+            err,
+            format!(
+                "ln: failed to create symbolic link '{}/': No such file or directory\n",
+                p("none")
             )
         );
         let (code, out, _) = go(&["ln", "-sfv", "/", &p("dir/f")]);

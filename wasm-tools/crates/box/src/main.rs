@@ -4,6 +4,7 @@
 //! WASI has no cwd of its own.
 
 mod cat;
+mod cp_modes;
 mod gnu_usage;
 mod od_types;
 mod sleep;
@@ -16,6 +17,7 @@ use std::io::Write;
 /// Applets implemented in this crate (tiny ones that need host calls).
 const LOCAL: &[(&str, applets::AppletMain)] = &[
     ("cat", cat::main),
+    ("cp", cp_modes::main),
     ("sleep", sleep::main),
     ("tac", tac::main),
 ];

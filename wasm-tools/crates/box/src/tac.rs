@@ -1,5 +1,6 @@
 //! `tac`: uutils' tac spools standard input to a temporary file through `std::env::temp_dir`,
-//! which panics on WASI, so this small one keeps everything in memory. Supports `-s SEP`,
+//! which panics on WASI, so this small one keeps everything in memory (failing as GNU does
+//! where GNU could not spool). Supports `-s SEP`,
 //! `-b` and `-r` is not supported (rare).
 
 use std::ffi::OsString;
@@ -34,6 +35,16 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for f in files {
+        if f == "-"
+            && let Err((dir, e)) = spool_dir_usable()
+        {
+            eprintln!(
+                "tac: failed to create temporary file in '{dir}': {}",
+                applets::strerror(&e)
+            );
+            status = 1;
+            continue;
+        }
         let mut data = Vec::new();
         let r = if f == "-" {
             std::io::stdin().read_to_end(&mut data).map(|_| ())
@@ -41,15 +52,46 @@ pub fn main(args: Vec<OsString>) -> i32 {
             std::fs::read(&f).map(|d| data = d)
         };
         if let Err(e) = r {
-            let msg = e.to_string();
-            let msg = msg.split(" (os error").next().unwrap_or(&msg).to_string();
-            eprintln!("tac: failed to open '{f}' for reading: {msg}");
+            eprintln!(
+                "tac: failed to open '{f}' for reading: {}",
+                applets::strerror(&e)
+            );
             status = 1;
             continue;
         }
         let _ = out.write_all(&reverse_records(&data, &sep, before));
     }
     status
+}
+
+/// GNU tac copies input it cannot seek in (a pipe) to a file in `$TMPDIR` or `/tmp` first,
+/// and fails when it cannot create one there: upstream's trees had no `/tmp` (`git clean`
+/// removed it), so `cmd | tac` failed there. This tac reads into memory, but checks that GNU
+/// could have spooled. Standard input that is a regular file needs no spool.
+fn spool_dir_usable() -> Result<(), (String, std::io::Error)> {
+    if hostcalls::fstat(hostcalls::STDIN).is_ok_and(|st| st.is_file()) {
+        return Ok(());
+    }
+    let dir = std::env::var("TMPDIR")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "/tmp".into());
+    // WASI has no process id: the clock's nanoseconds make the name.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let probe = format!("{}/tac{:09}", dir.trim_end_matches('/'), nanos);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err((dir, e)),
+    }
 }
 
 fn reverse_records(data: &[u8], sep: &[u8], before: bool) -> Vec<u8> {

@@ -12,7 +12,6 @@ pub const UUTILS: &[(&str, UuMain)] = &[
     ("cut", uu_cut::uumain),
     ("tr", uu_tr::uumain),
     ("uniq", uu_uniq::uumain),
-    ("cp", uu_cp::uumain),
     ("mv", uu_mv::uumain),
     ("rm", uu_rm::uumain),
     ("mkdir", uu_mkdir::uumain),

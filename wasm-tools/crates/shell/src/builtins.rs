@@ -4,6 +4,7 @@
 use crate::expand::ExpandError;
 use crate::state::{Flow, Shell, Value};
 use brush_parser::ast::{self, BinaryPredicate as BP, UnaryPredicate as UP};
+use std::collections::BTreeMap;
 
 const BUILTINS: &[&str] = &[
     ":",
@@ -72,6 +73,43 @@ pub fn shell_quote(s: &str) -> String {
         return s.to_string();
     }
     format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// A value as `set` shows it: bare when nothing in it needs quoting, in single quotes, or in
+/// `$'…'` when it holds control characters.
+fn set_quote(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control()) {
+        return shell_quote(s);
+    }
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\x1b' => out.push_str("\\E"),
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// An array element as `set` and `declare -p` show it: in double quotes, `"`, `\`, `$` and
+/// `` ` `` escaped.
+fn double_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 /// Quoting for `set -x` traces, like bash's (only quote when needed).
@@ -387,13 +425,8 @@ impl Shell {
                 }
                 let message = self.syntax_error_in_context(&e.message);
                 self.syntax_error(&self.name, &message);
-                let status = if e.keeps_failed_status && self.last_status != 0 {
-                    self.last_status
-                } else {
-                    2
-                };
-                self.last_status = status;
-                status
+                self.last_status = 2;
+                2
             }
         }
     }
@@ -699,15 +732,81 @@ impl Shell {
         status
     }
 
+    /// `set` without arguments: every variable, sorted by name, in bash's notation
+    /// (`name='a b'`, `IFS=$' \t\n'`, `BASH_VERSINFO=([0]="5" [1]="1" …)`).
+    fn print_variables(&mut self) {
+        let mut all: BTreeMap<String, Value> = self
+            .globals
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .collect();
+        if self.dialect == crate::dialect::Dialect::Bash {
+            all.insert("BASHOPTS".into(), Value::Scalar(self.bashopts()));
+            all.insert("SHELLOPTS".into(), Value::Scalar(self.shellopts()));
+            all.insert("PPID".into(), Value::Scalar("0".into()));
+        }
+        let mut text = String::new();
+        for (name, value) in all {
+            if !is_valid_name(&name) {
+                continue;
+            }
+            let shown = match value {
+                Value::Scalar(v) => set_quote(&v),
+                Value::Indexed(m) => {
+                    let items: Vec<String> = m
+                        .iter()
+                        .map(|(i, v)| format!("[{i}]={}", double_quote(v)))
+                        .collect();
+                    format!("({})", items.join(" "))
+                }
+                Value::Assoc(m) if m.is_empty() => "()".into(),
+                Value::Assoc(m) => {
+                    let items: String = m
+                        .iter()
+                        .map(|(k, v)| format!("[{k}]={} ", double_quote(v)))
+                        .collect();
+                    format!("({items})")
+                }
+            };
+            text.push_str(&format!("{name}={shown}\n"));
+        }
+        self.out(&text);
+    }
+
+    /// `$BASHOPTS`: the `shopt` options that are on, in `shopt`'s order.
+    pub fn bashopts(&self) -> String {
+        SHOPT_DEFAULTS
+            .iter()
+            .filter(|(name, _)| self.shopt_value(name) == Some(true))
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>()
+            .join(":")
+    }
+
+    /// `$SHELLOPTS`: the `set -o` options that are on, in alphabetical order.
+    pub fn shellopts(&self) -> String {
+        let o = &self.options;
+        [
+            ("braceexpand", true),
+            ("errexit", o.errexit),
+            ("hashall", true),
+            ("interactive-comments", true),
+            ("noclobber", o.noclobber),
+            ("noglob", o.noglob),
+            ("nounset", o.nounset),
+            ("pipefail", o.pipefail),
+            ("xtrace", o.xtrace),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(":")
+    }
+
     fn builtin_set(&mut self, args: &[String]) -> i32 {
         if args.is_empty() {
-            let mut all: Vec<(&String, &crate::state::Var)> = self.globals.iter().collect();
-            all.sort_by(|a, b| a.0.cmp(b.0));
-            let text: String = all
-                .into_iter()
-                .map(|(k, v)| format!("{k}={}\n", shell_quote(&v.value.scalar())))
-                .collect();
-            self.out(&text);
+            self.print_variables();
             return 0;
         }
         let mut i = 0;
@@ -975,28 +1074,119 @@ impl Shell {
         0
     }
 
+    /// A `shopt` option's value, `None` for a name bash 5.1 does not have.
+    fn shopt_value(&self, name: &str) -> Option<bool> {
+        let o = &self.options;
+        Some(match name {
+            "nullglob" => o.nullglob,
+            "dotglob" => o.dotglob,
+            "extglob" => o.extglob,
+            "globstar" => o.globstar,
+            "nocaseglob" => o.nocaseglob,
+            "failglob" => o.failglob,
+            _ => match o.other_shopts.get(name) {
+                Some(v) => *v,
+                None => SHOPT_DEFAULTS.iter().find(|(n, _)| *n == name)?.1,
+            },
+        })
+    }
+
+    fn set_shopt(&mut self, name: &str, v: bool) -> bool {
+        let o = &mut self.options;
+        match name {
+            "nullglob" => o.nullglob = v,
+            "dotglob" => o.dotglob = v,
+            "extglob" => o.extglob = v,
+            "globstar" => o.globstar = v,
+            "nocaseglob" => o.nocaseglob = v,
+            "failglob" => o.failglob = v,
+            _ if SHOPT_DEFAULTS.iter().any(|(n, _)| *n == name) => {
+                o.other_shopts.insert(name.to_string(), v);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// bash 5.1's `shopt [-pqsu] [optname ...]` (`-o` names `set -o` options, which are not
+    /// listed here).
     fn builtin_shopt(&mut self, args: &[String]) -> i32 {
-        let mut on = None;
-        for a in args {
-            match a.as_str() {
-                "-s" => on = Some(true),
-                "-u" => on = Some(false),
-                opt => {
-                    if let Some(v) = on {
-                        match opt {
-                            "nullglob" => self.options.nullglob = v,
-                            "dotglob" => self.options.dotglob = v,
-                            "extglob" => self.options.extglob = v,
-                            "globstar" => self.options.globstar = v,
-                            "nocaseglob" => self.options.nocaseglob = v,
-                            "failglob" => self.options.failglob = v,
-                            _ => {}
-                        }
+        let (mut set, mut unset, mut print, mut quiet) = (false, false, false, false);
+        let mut names = args;
+        while let Some(first) = names.first() {
+            let Some(flags) = first.strip_prefix('-').filter(|f| !f.is_empty()) else {
+                break;
+            };
+            if flags == "-" {
+                names = &names[1..];
+                break;
+            }
+            for c in flags.chars() {
+                match c {
+                    's' => set = true,
+                    'u' => unset = true,
+                    'p' => print = true,
+                    'q' => quiet = true,
+                    'o' => {}
+                    _ => {
+                        self.error(&format!("shopt: -{c}: invalid option"));
+                        self.err("shopt: usage: shopt [-pqsu] [-o] [optname ...]\n");
+                        return 2;
+                    }
+                }
+            }
+            names = &names[1..];
+        }
+        if set && unset {
+            self.error("shopt: cannot set and unset shell options simultaneously");
+            return 1;
+        }
+        let line = |name: &str, on: bool| {
+            if print {
+                format!("shopt {} {name}\n", if on { "-s" } else { "-u" })
+            } else {
+                format!("{name:<15}\t{}\n", if on { "on" } else { "off" })
+            }
+        };
+        if names.is_empty() {
+            // List every option, or with -s/-u those set/unset.
+            let mut text = String::new();
+            for (name, _) in SHOPT_DEFAULTS {
+                let on = self.shopt_value(name).unwrap_or(false);
+                if (!set && !unset) || on == set {
+                    text.push_str(&line(name, on));
+                }
+            }
+            if !quiet {
+                self.out(&text);
+            }
+            return 0;
+        }
+        let mut status = 0;
+        for name in names {
+            if set || unset {
+                if !self.set_shopt(name, set) {
+                    self.error(&format!("shopt: {name}: invalid shell option name"));
+                    status = 1;
+                }
+                continue;
+            }
+            match self.shopt_value(name) {
+                None => {
+                    self.error(&format!("shopt: {name}: invalid shell option name"));
+                    status = 1;
+                }
+                Some(on) => {
+                    if !quiet {
+                        self.out(&line(name, on));
+                    }
+                    if !on {
+                        status = 1;
                     }
                 }
             }
         }
-        0
+        status
     }
 
     fn builtin_getopts(&mut self, args: &[String]) -> i32 {
@@ -1379,6 +1569,64 @@ fn dash_echo_escapes(s: &str) -> (String, bool) {
     }
     (out, false)
 }
+
+/// bash 5.1's `shopt` options and their values in a non-interactive shell, in its order
+/// (`bash -c shopt` on upstream's image).
+const SHOPT_DEFAULTS: &[(&str, bool)] = &[
+    ("autocd", false),
+    ("assoc_expand_once", false),
+    ("cdable_vars", false),
+    ("cdspell", false),
+    ("checkhash", false),
+    ("checkjobs", false),
+    ("checkwinsize", true),
+    ("cmdhist", true),
+    ("compat31", false),
+    ("compat32", false),
+    ("compat40", false),
+    ("compat41", false),
+    ("compat42", false),
+    ("compat43", false),
+    ("compat44", false),
+    ("complete_fullquote", true),
+    ("direxpand", false),
+    ("dirspell", false),
+    ("dotglob", false),
+    ("execfail", false),
+    ("expand_aliases", false),
+    ("extdebug", false),
+    ("extglob", false),
+    ("extquote", true),
+    ("failglob", false),
+    ("force_fignore", true),
+    ("globasciiranges", true),
+    ("globstar", false),
+    ("gnu_errfmt", false),
+    ("histappend", false),
+    ("histreedit", false),
+    ("histverify", false),
+    ("hostcomplete", true),
+    ("huponexit", false),
+    ("inherit_errexit", false),
+    ("interactive_comments", true),
+    ("lastpipe", false),
+    ("lithist", false),
+    ("localvar_inherit", false),
+    ("localvar_unset", false),
+    ("login_shell", false),
+    ("mailwarn", false),
+    ("no_empty_cmd_completion", false),
+    ("nocaseglob", false),
+    ("nocasematch", false),
+    ("nullglob", false),
+    ("progcomp", true),
+    ("progcomp_alias", false),
+    ("promptvars", true),
+    ("restricted_shell", false),
+    ("shift_verbose", false),
+    ("sourcepath", true),
+    ("xpg_echo", false),
+];
 
 #[cfg(test)]
 mod tests {

@@ -732,6 +732,11 @@ impl Shell {
             for a in &assignments {
                 if let Err(e) = self.apply_assignment(a) {
                     self.error(&e);
+                    if e.ends_with(": readonly variable") {
+                        // bash, not interactive, ends the script there.
+                        self.flow = crate::state::Flow::Exit;
+                        self.exit_code = Some(1);
+                    }
                     return 1;
                 }
             }

@@ -289,6 +289,12 @@ impl Shell {
                 // Every action's shell was started from outside the container (`docker
                 // exec`): its parent is pid 0, which subshells inherit, as in bash.
                 "PPID" => Some(ParamValue::One("0".into())),
+                "BASHOPTS" if self.dialect == crate::dialect::Dialect::Bash => {
+                    Some(ParamValue::One(self.bashopts()))
+                }
+                "SHELLOPTS" if self.dialect == crate::dialect::Dialect::Bash => {
+                    Some(ParamValue::One(self.shellopts()))
+                }
                 _ => self.get_scalar(name).map(ParamValue::One),
             },
             Parameter::NamedWithIndex { name, index } => {

@@ -75,9 +75,17 @@ pub fn expand(pattern: &str, cwd: &str, dotglob: bool) -> Vec<String> {
                 let Ok(rd) = std::fs::read_dir(real) else {
                     continue;
                 };
+                // bash 5.1 (upstream's; 5.2 added `globskipdots`) lets a pattern that starts
+                // with a dot match `.` and `..` too: `rm -rf dir/.*` names them.
+                let dots = comp.starts_with('.') || comp.starts_with("\\.");
                 let mut names: Vec<String> = rd
                     .filter_map(|e| e.ok())
                     .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .chain(
+                        dots.then(|| [".".to_string(), "..".to_string()])
+                            .into_iter()
+                            .flatten(),
+                    )
                     .filter(|n| allow_hidden || !n.starts_with('.'))
                     .filter(|n| re.is_match(n))
                     .collect();
@@ -160,6 +168,12 @@ mod tests {
         let cwd = dir.to_string_lossy().into_owned();
         assert_eq!(expand("*.txt", &cwd, false), ["a.txt", "b.txt"]);
         assert_eq!(expand("*/", &cwd, false), ["sub/"]);
+        // bash 5.1: a leading dot matches `.` and `..` as well; `*` never does.
+        assert_eq!(expand(".*", &cwd, false), [".", "..", ".h.txt"]);
+        assert_eq!(
+            expand("*", &cwd, true),
+            [".h.txt", "a.txt", "b.txt", "c.md", "sub"]
+        );
         let abs = expand(&format!("{cwd}/*.md"), "/", false);
         assert_eq!(abs, [format!("{cwd}/c.md")]);
         let _ = std::fs::remove_dir_all(&dir);

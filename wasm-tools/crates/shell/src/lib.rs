@@ -162,6 +162,9 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
     }
     if !is_subshell {
         shell.enter_shell_level();
+        if shell.dialect == dialect::Dialect::Bash {
+            shell.init_bash_variables(&argv0, script.as_deref());
+        }
     }
     let status = match script {
         Some(text) => {

@@ -53,6 +53,8 @@ pub struct Options {
     pub extglob: bool,
     pub globstar: bool,
     pub nocaseglob: bool,
+    /// `shopt` options the shell keeps but does not act on.
+    pub other_shopts: std::collections::BTreeMap<String, bool>,
 }
 
 /// Why the normal flow of execution stopped.
@@ -300,6 +302,78 @@ impl Shell {
                         readonly: false,
                     },
                 );
+            }
+        }
+    }
+
+    /// The variables bash 5.1 sets at start-up (upstream's image: aarch64, root), for a shell
+    /// started as `argv0` to run `script` (`BASH_EXECUTION_STRING`). `SHELLOPTS`, `BASHOPTS`,
+    /// `PPID` and the like are computed where they are read.
+    pub fn init_bash_variables(&mut self, argv0: &str, script: Option<&str>) {
+        let bash = if argv0.contains('/') {
+            argv0.to_string()
+        } else {
+            "/usr/bin/bash".to_string()
+        };
+        let machine = "aarch64-unknown-linux-gnu";
+        let scalars = [
+            ("BASH", bash.as_str()),
+            ("BASH_VERSION", "5.1.16(1)-release"),
+            ("HOSTTYPE", "aarch64"),
+            ("MACHTYPE", machine),
+            ("OSTYPE", "linux-gnu"),
+            ("OPTERR", "1"),
+            ("TERM", "dumb"),
+            ("SHELL", "/bin/bash"),
+        ];
+        for (name, value) in scalars {
+            if self.get_var(name).is_none() {
+                self.set_scalar(name, value.to_string());
+            }
+        }
+        if let Some(text) = script {
+            self.set_scalar("BASH_EXECUTION_STRING", text.to_string());
+        }
+        let mut readonly = |name: &str, value: Value| {
+            self.globals.insert(
+                name.to_string(),
+                Var {
+                    value,
+                    exported: false,
+                    readonly: true,
+                },
+            );
+        };
+        readonly("EUID", Value::Scalar("0".into()));
+        readonly("UID", Value::Scalar("0".into()));
+        let versinfo = ["5", "1", "16", "1", "release", machine];
+        readonly(
+            "BASH_VERSINFO",
+            Value::Indexed(
+                versinfo
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (i as i64, v.to_string()))
+                    .collect(),
+            ),
+        );
+        for name in [
+            "BASH_ALIASES",
+            "BASH_ARGC",
+            "BASH_ARGV",
+            "BASH_CMDS",
+            "BASH_LINENO",
+            "BASH_SOURCE",
+            "DIRSTACK",
+            "GROUPS",
+        ] {
+            if self.get_var(name).is_none() {
+                let value = if name == "BASH_ALIASES" || name == "BASH_CMDS" {
+                    Value::Assoc(Default::default())
+                } else {
+                    Value::Indexed(BTreeMap::new())
+                };
+                let _ = self.set_value(name, value);
             }
         }
     }

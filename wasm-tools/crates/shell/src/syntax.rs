@@ -14,8 +14,6 @@ use brush_parser::{ParseError, TokenizerError};
 pub struct SyntaxError {
     pub message: String,
     pub line: usize,
-    /// bash ends on an unclosed quote with the last command's status when that failed.
-    pub keeps_failed_status: bool,
 }
 
 /// Parses a whole script as `dialect` reads it.
@@ -62,7 +60,6 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                     pos.line
                 ),
                 line: pos.line,
-                keeps_failed_status: false,
             }
         }
         ParseError::ParsingAtEndOfInput => {
@@ -76,15 +73,25 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                         "-c: line {n}: syntax error near unexpected token `newline'\n-c: line {n}: `{line_text}'"
                     ),
                     line: n,
-                    keeps_failed_status: false,
                 }
+            } else if let Some(at) = pattern_paren(text) {
+                // `*(…)` with extglob off (as in `bash -c`): the `(` is the unexpected token.
+                let line = 1 + text[..at].matches('\n').count();
+                let line_text = text.lines().nth(line - 1).unwrap_or(text);
+                SyntaxError {
+                    message: format!(
+                        "-c: line {line}: syntax error near unexpected token `('\n-c: line {line}: `{line_text}'"
+                    ),
+                    line,
+                }
+            } else if let Some(opener) = unclosed_process_substitution(text) {
+                unexpected_eof(text, ')', line_of(text, opener))
             } else {
                 // bash counts the newline it appends to `-c` text as one more line.
                 let n = text.lines().count() + 1;
                 SyntaxError {
                     message: format!("-c: line {n}: syntax error: unexpected end of file"),
                     line: n,
-                    keeps_failed_status: false,
                 }
             }
         }
@@ -98,33 +105,94 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                 TokenizerError::UnterminatedBackquote(p) => (Some('`'), p.line),
                 _ => (None, end_line),
             };
-            let lines = text.lines().count().max(1);
-            // An unclosed `$(` is reported past the newline bash appends; `${` and `$((` on
-            // the last line.
+            // `$(`, `${` and `$((` are reported on the line where they opened, too.
             let (closer, line) = match (quote, &inner) {
                 (Some(q), _) => (Some(q), line),
-                (None, TokenizerError::UnterminatedCommandSubstitution) => (Some(')'), lines + 1),
-                (None, TokenizerError::UnterminatedVariable) => (Some('}'), lines),
+                (None, TokenizerError::UnterminatedCommandSubstitution) => {
+                    (Some(')'), line_of(text, "$("))
+                }
+                (None, TokenizerError::UnterminatedVariable) => (Some('}'), line_of(text, "${")),
                 (None, TokenizerError::UnterminatedExpansion) => match last_opened(text) {
-                    "${" => (Some('}'), lines),
-                    "$((" => (Some(')'), lines),
-                    _ => (Some(')'), lines + 1),
+                    "${" => (Some('}'), line_of(text, "${")),
+                    opener => (Some(')'), line_of(text, opener)),
                 },
                 _ => (None, line),
             };
-            let message = match closer {
-                Some(q) => {
-                    format!("-c: line {line}: unexpected EOF while looking for matching `{q}'")
-                }
-                None => format!("-c: line {line}: syntax error: {inner}"),
-            };
-            SyntaxError {
-                message,
-                line,
-                keeps_failed_status: matches!(quote, Some('\'' | '"')),
+            match closer {
+                Some(q) => unexpected_eof(text, q, line),
+                None => SyntaxError {
+                    message: format!("-c: line {line}: syntax error: {inner}"),
+                    line,
+                },
             }
         }
     }
+}
+
+/// bash 5.1 (upstream's) on a construct still open at the end of the text: where it opened,
+/// then the end of the text, counted past the newline bash appends to `-c` text. (bash 5.2
+/// drops the second line.)
+fn unexpected_eof(text: &str, closer: char, line: usize) -> SyntaxError {
+    let end = text.lines().count() + 1;
+    SyntaxError {
+        message: format!(
+            "-c: line {line}: unexpected EOF while looking for matching `{closer}'\n\
+             -c: line {end}: syntax error: unexpected end of file"
+        ),
+        line,
+    }
+}
+
+/// Where a `(` opens in the middle of a word, outside quotes (`*(a)`, `dir/(x)`): without
+/// `extglob` bash reads it as an unexpected token. (`$(`, `<(`, `>(` and `name=(` are not.)
+fn pattern_paren(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut single, mut double) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'\\' if !single => i += 1,
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            b'(' if !single && !double && i > 0 => {
+                let before = bytes[i - 1];
+                let in_word = before.is_ascii_alphanumeric()
+                    || matches!(
+                        before,
+                        b'*' | b'?' | b'+' | b'@' | b'/' | b'.' | b'-' | b'_'
+                    );
+                let bang_in_word = before == b'!' && i > 1 && !bytes[i - 2].is_ascii_whitespace();
+                // `@(` right after `$` is `$@(`…: leave such cases to the parser.
+                let function_definition = bytes.get(i + 1) == Some(&b')');
+                if (in_word || bang_in_word)
+                    && !function_definition
+                    && !(i > 1 && bytes[i - 2] == b'$')
+                {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `<(` or `>(`, when the last process substitution in `text` is still open at its end.
+fn unclosed_process_substitution(text: &str) -> Option<&'static str> {
+    let (at, opener) = ["<(", ">("]
+        .into_iter()
+        .filter_map(|o| text.rfind(o).map(|i| (i, o)))
+        .max()?;
+    let rest = &text[at + 1..];
+    (rest.matches('(').count() > rest.matches(')').count()).then_some(opener)
+}
+
+/// The line (from 1) of the last `opener` in `text`.
+fn line_of(text: &str, opener: &str) -> usize {
+    let at = text.rfind(opener).unwrap_or(0);
+    1 + text[..at].matches('\n').count()
 }
 
 /// Which of `$(`, `$((` and `${` opens last in `text`.
@@ -153,7 +221,6 @@ fn dash_error(text: &str, e: ParseError) -> SyntaxError {
         return SyntaxError {
             message: format!("{line}: Syntax error: redirection unexpected"),
             line,
-            keeps_failed_status: false,
         };
     }
     let (what, line) = match e {
@@ -196,7 +263,6 @@ fn dash_error(text: &str, e: ParseError) -> SyntaxError {
     SyntaxError {
         message: format!("{line}: Syntax error: {what}"),
         line,
-        keeps_failed_status: false,
     }
 }
 
@@ -417,7 +483,8 @@ mod tests {
         let e = parse("echo a 'b\n\nc\nd", Dialect::Bash).unwrap_err();
         assert_eq!(
             e.message,
-            "-c: line 1: unexpected EOF while looking for matching `''"
+            "-c: line 1: unexpected EOF while looking for matching `''\n\
+             -c: line 5: syntax error: unexpected end of file"
         );
     }
 

@@ -27,10 +27,23 @@ pub enum StartError {
     NotExecutable(io::Error),
 }
 
-/// Maps a program name as the user wrote it to the argv[0] the host resolves.
+/// Maps a program name as the user wrote it to the argv[0] the host resolves. A plain name
+/// must be a program in one of `$PATH`'s directories, as `execvp` finds it.
 fn resolve(prog: &str) -> Result<String, StartError> {
     if !prog.contains('/') {
-        return Ok(prog.to_string());
+        let path = std::env::var("PATH").unwrap_or_else(|_| BIN_DIRS.join(":"));
+        let found = !prog.is_empty()
+            && path
+                .split(':')
+                .map(|dir| if dir.is_empty() { "." } else { dir })
+                .any(|dir| {
+                    hostcalls::stat(&format!("{dir}/{prog}"), true).is_ok_and(|st| !st.is_dir())
+                });
+        return if found {
+            Ok(prog.to_string())
+        } else {
+            Err(StartError::NotFound)
+        };
     }
     let (dir, base) = prog.rsplit_once('/').unwrap_or(("", prog));
     let dir = if dir.is_empty() { "/" } else { dir };
@@ -78,20 +91,13 @@ pub fn run(
     hostcalls::wait(pid).map_err(StartError::NotExecutable)
 }
 
-/// [`run`] with the environment given instead of ours (`env`). A plain name must be a program
-/// of the machine (`/usr/bin/NAME`), as `execvp` would find it.
+/// [`run`] with the environment given instead of ours (`env`).
 pub fn run_in_env(
     argv: &[String],
     cwd: Option<&str>,
     env: Vec<(String, String)>,
     out: &mut dyn Write,
 ) -> Result<i32, StartError> {
-    if let Some(name) = argv.first()
-        && !name.contains('/')
-        && (name.is_empty() || hostcalls::stat(&format!("/usr/bin/{name}"), true).is_err())
-    {
-        return Err(StartError::NotFound);
-    }
     let pid = spawn(argv, cwd, false, Some(env), out)?;
     hostcalls::wait(pid).map_err(StartError::NotExecutable)
 }
@@ -172,6 +178,10 @@ mod tests {
         assert_eq!(resolve("/bin/echo").unwrap(), "echo");
         assert_eq!(resolve("/usr/bin/md5sum").unwrap(), "md5sum");
         assert_eq!(resolve("rm").unwrap(), "rm");
+        assert!(matches!(
+            resolve("no-such-program"),
+            Err(StartError::NotFound)
+        ));
         assert!(matches!(
             resolve("/nonexistent/x"),
             Err(StartError::NotFound)

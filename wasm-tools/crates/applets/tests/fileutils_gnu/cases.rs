@@ -388,6 +388,18 @@ fn ln_cases() -> Vec<Case> {
         c("ln/s-trailing-slash", "ln", &["-s", "/", "t/dir1/root/"]).mutates(),
         c("ln/s-root-into-dir", "ln", &["-s", "/", "t/dir1/"]).mutates(),
         c("ln/s-root-into-dir-bare", "ln", &["-s", "/", "t/dir1"]).mutates(),
+        c(
+            "ln/s-into-dir-slash",
+            "ln",
+            &["-s", "/etc/hostname", "t/dir1/"],
+        )
+        .mutates(),
+        c(
+            "ln/s-into-missing-dir-slash",
+            "ln",
+            &["-s", "/etc/hostname", "t/none/"],
+        )
+        .mutates(),
         c("ln/hard-trailing-slash", "ln", &["t/hello.c", "t/nolink/"]).mutates(),
         c("ln/hard", "ln", &["t/hello.c", "hard"]).mutates(),
         c(

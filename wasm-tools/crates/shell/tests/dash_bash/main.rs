@@ -1,9 +1,12 @@
-//! Differential tests of the shell against the host's real shells: `/bin/sh` (dash, as in
-//! upstream's Ubuntu image) and `/bin/bash`. Each case runs `SHELL -c SCRIPT SHELL` on both
+//! Differential tests of the shell against real shells: `/bin/sh` (dash) and `/bin/bash` of
+//! upstream's image (Ubuntu 22.04: bash 5.1, dash 0.5.11), run in bubblewrap on the root
+//! `scripts/ubuntu-reference` builds (`$INTERCODE_REFERENCE_ROOT`, else
+//! `~/.cache/intercode-ubuntu-22.04`), or the host's own shells when that root is absent
+//! (outside CI; bash 5.2 words a few errors differently). Each case runs `SHELL -c SCRIPT SHELL` on both
 //! sides, this binary becoming our shell (started under the same name) when
 //! `SHELL_UNDER_TEST` is set, and compares standard output, standard error and exit status.
 //! The scripts use builtins only: natively the shell cannot start programs or open pipes.
-//! A missing host shell is a SKIP, or a failure under `CI=true`.
+//! A missing shell is a SKIP; under `CI=true` a missing reference root or shell is a failure.
 
 #[cfg(not(unix))]
 fn main() {}
@@ -74,15 +77,76 @@ mod harness {
         "echo ${x",
         "echo $((1+2",
         "exit 3\necho )",
+        "echo 'abc",
+        "false\necho \"a",
+        "echo $(\nls\necho",
+        "echo $((1+\n2",
+        "echo a\necho ${x\n",
+        "read x < <(echo your",
+        "echo `ab",
+        "tar czf /b.tar /testbed/**/*(?!testbed)",
+        "echo *(a)",
+        "tar czf /b.tar /testbed/*/(?!testbed)",
+        "f() { echo",
+        "shopt -s dotglob ls -a; echo $?",
+        "shopt nullglob dotglob; echo $?; shopt -s nullglob; shopt -q nullglob; echo $?",
+        "shopt -x; echo $?",
+        "shopt -p extglob cmdhist; shopt -s; shopt",
+        "shopt -su dotglob; echo $?",
+        "echo $BASH_VERSION ${BASH_VERSINFO[@]:0:5} $OPTERR $EUID $UID $OSTYPE; echo $BASH_EXECUTION_STRING",
+        "echo $SHELLOPTS; set -eu; echo $SHELLOPTS; shopt -s nullglob; echo $BASHOPTS",
+        "EUID=5; echo $?",
         "echo a; echo )",
         "echo a\necho )\necho b",
         "nosuch; echo $?",
     ];
 
-    fn run(shell: &str, host: &str, script: &str, ours: bool) -> (i32, String, String) {
+    /// Upstream's image as `scripts/ubuntu-reference` builds it, when it has been built.
+    fn reference_root() -> Option<std::path::PathBuf> {
+        let root = match std::env::var_os("INTERCODE_REFERENCE_ROOT").filter(|d| !d.is_empty()) {
+            Some(dir) => std::path::PathBuf::from(dir),
+            None => std::path::Path::new(&std::env::var_os("HOME")?)
+                .join(".cache/intercode-ubuntu-22.04"),
+        };
+        root.join(".intercode-reference").exists().then_some(root)
+    }
+
+    /// bubblewrap, found on this process's PATH.
+    fn bwrap() -> std::path::PathBuf {
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|dir| dir.join("bwrap"))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| "bwrap".into())
+    }
+
+    fn run(
+        shell: &str,
+        host: &str,
+        script: &str,
+        ours: bool,
+        root: Option<&std::path::Path>,
+    ) -> (i32, String, String) {
         let mut cmd = if ours {
             let mut c = Command::new(std::env::current_exe().unwrap());
             c.env("SHELL_UNDER_TEST", "1").arg0(shell);
+            c
+        } else if let Some(root) = root {
+            // By its full path: the command's own PATH (below) is not this process's.
+            let mut c = Command::new(bwrap());
+            c.arg("--ro-bind")
+                .arg(root)
+                .args([
+                    "/",
+                    "--proc",
+                    "/proc",
+                    "--dev",
+                    "/dev",
+                    "--unshare-all",
+                    "--",
+                ])
+                .arg(host);
             c
         } else {
             Command::new(host)
@@ -105,16 +169,26 @@ mod harness {
 
     pub fn run_all() {
         let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        let root = reference_root();
+        match &root {
+            Some(root) => println!("reference: {}", root.display()),
+            None if ci => panic!("CI needs upstream's image: run scripts/ubuntu-reference"),
+            None => println!("reference: this host's shells (no scripts/ubuntu-reference root)"),
+        }
         let (mut pass, mut fail) = (0, 0);
         for (shell, host, scripts) in [("sh", "/bin/sh", DASH), ("bash", "/bin/bash", BASH)] {
-            if !std::path::Path::new(host).exists() {
+            let exists = match &root {
+                Some(root) => root.join(host.trim_start_matches('/')).exists(),
+                None => std::path::Path::new(host).exists(),
+            };
+            if !exists {
                 assert!(!ci, "{host} is required in CI");
                 println!("SKIP {shell}: no {host}");
                 continue;
             }
             for script in scripts {
-                let theirs = run(shell, host, script, false);
-                let ours = run(shell, host, script, true);
+                let theirs = run(shell, host, script, false, root.as_deref());
+                let ours = run(shell, host, script, true, root.as_deref());
                 if theirs == ours {
                     pass += 1;
                 } else {
