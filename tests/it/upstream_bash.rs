@@ -134,6 +134,7 @@ fn a_logged_bash_run_replays_to_its_logged_rewards() {
     }
     assert_eq!(report.episodes, 27);
     assert!(report.scored_turns > 100, "{} scored", report.scored_turns);
-    // 73.3% when written (session 7): a floor below it, to be raised as fidelity improves.
-    assert!(report.share() >= 0.70, "{:.3}", report.share());
+    // 73.3% when written (session 7), 74.8% in session 8: a floor below it, to be raised as
+    // fidelity improves.
+    assert!(report.share() >= 0.72, "{:.3}", report.share());
 }
