@@ -272,16 +272,16 @@ fn logged_key(n: u8, action: &str) -> String {
 }
 
 /// Every distinct action agents typed in upstream's bash logs (6,000 over the four trees), run
-/// in the sandbox and natively on upstream's image. Heavy: over half an hour on 2 cores (each
-/// native run's network namespace is torn down by the kernel one at a time), so it is not yet a
-/// step of `scripts/test`; run it with
+/// in the sandbox and natively on upstream's image. Heavy: 25 minutes on 2 cores (0.25 s per
+/// action; commands that run into the 5 s limit cost it on both sides), so it is not yet a step
+/// of `scripts/test`; run it with
 /// `cargo test --release --test it every_logged -- --ignored --nocapture`. Every action that
 /// disagrees is listed in
 /// `corpus/logged-actions-known-differences.tsv`; an action that is not listed and disagrees
 /// (twice: a command near the time limit may land on either side once) fails the test.
 /// `INTERCODE_UPDATE_KNOWN=1` rewrites the list from this run.
 #[test]
-#[ignore = "heavy: over half an hour on 2 cores"]
+#[ignore = "heavy: 25 minutes on 2 cores"]
 fn every_logged_agent_action_against_gnu_bash() {
     let Some(native) = native() else { return };
     let Some(shared) = shared_dir() else { return };
