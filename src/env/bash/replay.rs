@@ -278,6 +278,11 @@ fn cause_of(action: &str, logged: &str, ours: &str, same_gold: Option<bool>) -> 
         // of quotes for shlex, or the docker call failing), not bash.
         return "upstream harness artefact (\"Malformed command\")".into();
     }
+    if logged.contains("No such file or directory") && !ours.contains("No such file or directory") {
+        // A path of the task's tree that upstream's container no longer had: an earlier task
+        // removed it, or broke the container (UPSTREAM-BEHAVIOUR.md §2.2).
+        return "upstream's tree lacked a path a fresh tree has (state kept between tasks)".into();
+    }
     if logged.contains("Command timed out") || ours.contains("Command timed out") {
         return "one side timed out".into();
     }
@@ -322,6 +327,15 @@ mod tests {
             cause_of("bind -p", "Malformed command", "x", None).starts_with("upstream harness")
         );
         assert!(cause_of("date", "Mon\n", "Tue\n", None).starts_with("time"));
+        assert!(
+            cause_of(
+                "ls /system",
+                "ls: cannot access '/system': No such file or directory\n",
+                "a\n",
+                None
+            )
+            .starts_with("upstream's tree lacked")
+        );
         assert!(cause_of("curl example.com", "<html>", "curl: (6)", None).starts_with("network"));
         assert!(cause_of("uname -a", "Linux x", "Linux y", None).starts_with("facts"));
         assert!(cause_of("ls -la /testbed", "a", "b", None).starts_with("time"));

@@ -96,6 +96,15 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
             }
         }
         ParseError::Tokenizing { inner, position } => {
+            // bash reads a script token by token, so a syntax error before the quote that
+            // never closes is what it reports ("Here's the command: a ||; b 'c").
+            if let TokenizerError::UnterminatedSingleQuote(p)
+            | TokenizerError::UnterminatedDoubleQuote(p)
+            | TokenizerError::UnterminatedBackquote(p) = &inner
+                && let Some(earlier) = error_before(text, p.index)
+            {
+                return earlier;
+            }
             let end_line = position.map(|p| p.line).unwrap_or(1);
             // An unclosed quote is reported on the line where the quote opened.
             let (quote, line) = match &inner {
@@ -126,6 +135,20 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
                 },
             }
         }
+    }
+}
+
+/// The "near unexpected token" error bash meets in `text` before character `quote_at`, where a
+/// quote opens that never closes; `None` when the text before it parses or merely ends early.
+fn error_before(text: &str, quote_at: usize) -> Option<SyntaxError> {
+    // Positions are the parser's, in the text as `subscript::protect` gives it.
+    if matches!(crate::subscript::protect(text), std::borrow::Cow::Owned(_)) {
+        return None;
+    }
+    let cut = text.char_indices().nth(quote_at).map(|(i, _)| i)?;
+    match parse_quietly(&text[..cut], Dialect::Bash) {
+        Err(e @ ParseError::ParsingNear(_)) => Some(bash_error(text, e)),
+        _ => None,
     }
 }
 

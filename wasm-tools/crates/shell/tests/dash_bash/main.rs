@@ -88,6 +88,8 @@ mod harness {
         "echo *(a)",
         "tar czf /b.tar /testbed/*/(?!testbed)",
         "f() { echo",
+        "I apologize. Here's the command: echo a | sed 's|x||;s|y||'  Output: z",
+        "It's here: echo a; echo )",
         "shopt -s dotglob ls -a; echo $?",
         "shopt nullglob dotglob; echo $?; shopt -s nullglob; shopt -q nullglob; echo $?",
         "shopt -x; echo $?",
