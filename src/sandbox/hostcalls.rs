@@ -132,6 +132,31 @@ enum Target {
     Handle(HandleId),
 }
 
+/// `rel` (relative to the episode's root) without the `.` and `..` components it starts
+/// with: `/..` is `/` (`ln -s x ..` in `/` links `/x`), and cap-std refuses any `..` that would
+/// climb out of the root. A `..` after a name is left alone (the name may be a symbolic link).
+fn strip_leading_dots(rel: &str) -> &str {
+    let mut rest = rel;
+    let mut climbed = false;
+    loop {
+        let (first, after) = rest.split_once('/').unwrap_or((rest, ""));
+        match first {
+            ".." => climbed = true,
+            "." | "" if !rest.is_empty() => {}
+            _ => break,
+        }
+        rest = after;
+        if rest.is_empty() {
+            break;
+        }
+    }
+    match (climbed, rest.is_empty()) {
+        (false, _) => rel,
+        (true, true) => ".",
+        (true, false) => rest,
+    }
+}
+
 fn target_of(path: &str) -> Result<Target, i32> {
     match path {
         "/dev/null" | "/dev/zero" => return Ok(Target::Null),
@@ -144,8 +169,7 @@ fn target_of(path: &str) -> Result<Target, i32> {
         return n.parse().map(Target::Handle).map_err(|_| errno::ENOENT);
     }
     let rel = path.strip_prefix('/').ok_or(errno::EINVAL)?;
-    // `/..` is `/` (see root_parent).
-    let rel = super::root_parent::strip_leading_dots(rel);
+    let rel = strip_leading_dots(rel);
     let rel = rel.trim_end_matches('/');
     Ok(Target::Path(if rel.is_empty() {
         PathBuf::from(".")
@@ -588,6 +612,20 @@ fn char_device_words() -> [u64; 11] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_climb_above_the_root_is_dropped() {
+        assert_eq!(strip_leading_dots(".."), ".");
+        assert_eq!(strip_leading_dots("../etc/hostname"), "etc/hostname");
+        assert_eq!(strip_leading_dots("./../../testbed/"), "testbed/");
+        assert_eq!(strip_leading_dots("../"), ".");
+        // Nothing climbs: the path is the guest's own.
+        assert_eq!(strip_leading_dots("etc/../x"), "etc/../x");
+        assert_eq!(strip_leading_dots("./a"), "./a");
+        assert_eq!(strip_leading_dots("."), ".");
+        assert_eq!(strip_leading_dots(""), "");
+        assert_eq!(strip_leading_dots("..a/b"), "..a/b");
+    }
 
     #[test]
     fn spawn_requests_decode() {

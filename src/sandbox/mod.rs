@@ -33,7 +33,6 @@ mod process;
 mod proctable;
 mod program;
 pub mod repl;
-mod root_parent;
 mod snapshot;
 mod stdio;
 mod threads;
