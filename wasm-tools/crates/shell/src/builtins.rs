@@ -1484,19 +1484,7 @@ fn echo_escapes(s: &str) -> (String, bool) {
             Some('v') => out.push('\x0b'),
             Some('\\') => out.push('\\'),
             Some('c') => return (out, true),
-            Some('0') => {
-                let mut v = 0u32;
-                for _ in 0..3 {
-                    match chars.peek().and_then(|c| c.to_digit(8)) {
-                        Some(d) => {
-                            v = v * 8 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(crate::state::raw_byte((v & 0xff) as u8));
-            }
+            Some('0') => out.push(crate::state::octal_escape(&mut chars, 0, 3)),
             Some('x') => {
                 let mut v = 0u32;
                 let mut n = 0;
@@ -1541,21 +1529,12 @@ fn dash_echo_escapes(s: &str) -> (String, bool) {
             Some(d) if d.is_digit(8) => {
                 chars.next();
                 // After a leading 0, three more digits may follow; otherwise two.
-                let (mut v, more) = if d == '0' {
+                let (v, more) = if d == '0' {
                     (0, 3)
                 } else {
                     (d.to_digit(8).unwrap_or(0), 2)
                 };
-                for _ in 0..more {
-                    match chars.peek().and_then(|c| c.to_digit(8)) {
-                        Some(digit) => {
-                            v = v * 8 + digit;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(crate::state::raw_byte((v & 0xff) as u8));
+                out.push(crate::state::octal_escape(&mut chars, v, more));
             }
             _ => {
                 let rest: String = std::iter::once('\\').chain(chars.next()).collect();

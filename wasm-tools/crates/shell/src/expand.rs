@@ -957,17 +957,8 @@ pub fn ansi_c_unquote(s: &str) -> String {
                 }
             }
             Some(d @ '0'..='7') => {
-                let mut v = d.to_digit(8).unwrap_or(0);
-                for _ in 0..2 {
-                    match chars.peek().and_then(|c| c.to_digit(8)) {
-                        Some(d) => {
-                            v = v * 8 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
-                out.push(crate::state::raw_byte((v & 0xff) as u8));
+                let v = d.to_digit(8).unwrap_or(0);
+                out.push(crate::state::octal_escape(&mut chars, v, 2));
             }
             Some(other) => {
                 out.push('\\');

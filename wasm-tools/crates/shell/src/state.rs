@@ -496,6 +496,25 @@ pub fn normalize(path: &str) -> String {
 /// Where [`raw_byte`] puts bytes 0x80–0xFF among chars (a private-use block no text uses).
 const RAW_BYTE_BASE: u32 = 0xF780;
 
+/// Reads up to `max` more octal digits from `chars` onto `value` (the escapes `\0NNN`,
+/// `\NNN` of echo, printf's `%b` and `$'…'`), and gives the byte they make.
+pub fn octal_escape(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    mut value: u32,
+    max: usize,
+) -> char {
+    for _ in 0..max {
+        match chars.peek().and_then(|c| c.to_digit(8)) {
+            Some(d) => {
+                value = value * 8 + d;
+                chars.next();
+            }
+            None => break,
+        }
+    }
+    raw_byte((value & 0xff) as u8)
+}
+
 /// A byte that is not UTF-8 on its own (`echo -e '\x80'`, `printf '\200'`), carried in the
 /// shell's `String`s as a private-use char until [`output_bytes`] writes it out as that byte.
 pub fn raw_byte(b: u8) -> char {
