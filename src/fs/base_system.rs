@@ -39,6 +39,7 @@ pub const IGNORED_NAMES: &[&str] = &[
 
 mod etc;
 mod proc;
+mod var_log;
 
 /// The hostname the sandbox reports: like upstream's, a container id (12 hex digits). This is
 /// one that upstream's logs show (`env` in gpt-3.5's fs_4 run: `HOSTNAME=4d01390b86bf`).
@@ -58,6 +59,7 @@ pub const APPLET_PLACEHOLDER: &[u8] = b"#intercode applet\n";
 const DIRS: &[(&str, u32)] = &[
     ("boot", 0o755),
     ("dev", 0o755),
+    ("dev/fd", 0o755),
     ("dev/shm", 0o1777),
     ("etc", 0o755),
     ("home", 0o755),
@@ -86,6 +88,7 @@ const DIRS: &[(&str, u32)] = &[
     ("var/lib", 0o755),
     ("var/local", 0o2775),
     ("var/log", 0o755),
+    ("var/log/apt", 0o755),
     ("var/mail", 0o2775),
     ("var/opt", 0o755),
     ("var/spool", 0o755),
@@ -152,6 +155,9 @@ pub fn base_system(applet_names: &[&str]) -> TreeImage {
     }
     for (path, contents, mode) in files() {
         let _ = img.insert(path, Entry::file(contents.into_bytes(), mode, t));
+    }
+    for (path, contents, mode, mtime) in var_log::files() {
+        let _ = img.insert(path, Entry::file(contents, mode, mtime));
     }
     for &(path, target) in SYMLINKS {
         let _ = img.insert(path, Entry::symlink(target, t));

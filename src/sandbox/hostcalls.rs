@@ -166,7 +166,13 @@ fn target_of(path: &str) -> Result<Target, i32> {
         _ => {}
     }
     if let Some(n) = path.strip_prefix("/dev/fd/") {
-        return n.parse().map(Target::Handle).map_err(|_| errno::ENOENT);
+        let n: u32 = n.parse().map_err(|_| errno::ENOENT)?;
+        // Above stdio, `/dev/fd/N` is a file: the shell keeps process substitutions there,
+        // under the names bash shows (`/dev/fd/63`).
+        if n > 2 {
+            return Ok(Target::Path(PathBuf::from(format!("dev/fd/{n}"))));
+        }
+        return Ok(Target::Handle(n));
     }
     let rel = path.strip_prefix('/').ok_or(errno::EINVAL)?;
     let rel = strip_leading_dots(rel);
@@ -358,8 +364,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         |mut caller: C<'_>, ptr: u32, len: u32, follow: u32, out: u32| -> i32 {
             let r = (|| {
                 let path = read_str(&mut caller, ptr, len)?;
+                // A trailing slash names a directory (`ls -d file/`: "Not a directory").
+                let names_a_directory = path.len() > 1 && path.ends_with('/');
                 let words = match target_of(&path)? {
-                    Target::Path(rel) => stat_words(caller.data(), &rel, follow != 0)?,
+                    Target::Path(rel) => {
+                        stat_words(caller.data(), &rel, follow != 0, names_a_directory)?
+                    }
                     Target::Null | Target::Handle(_) => char_device_words(),
                 };
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -569,14 +579,25 @@ impl OpenBits {
 /// Deliberate departures from the raw host values, so that outputs look like upstream's
 /// container: owners are always root (the episode runs as root; the host user is irrelevant),
 /// and directories report one link, as overlayfs did in upstream's Docker image.
-fn stat_words(state: &ProcState, rel: &std::path::Path, follow: bool) -> Result<[u64; 11], i32> {
+///
+/// With `names_a_directory` (the guest's path ended in `/`), the last symlink is followed and
+/// anything but a directory is "Not a directory", as Linux answers.
+fn stat_words(
+    state: &ProcState,
+    rel: &std::path::Path,
+    follow: bool,
+    names_a_directory: bool,
+) -> Result<[u64; 11], i32> {
     let dir = &state.action.root_dir;
-    let meta = if follow {
+    let meta = if follow || names_a_directory {
         dir.metadata(rel)
     } else {
         dir.symlink_metadata(rel)
     }
     .map_err(|e| wasi_errno(&e))?;
+    if names_a_directory && !meta.is_dir() {
+        return Err(errno::ENOTDIR);
+    }
     let ns = |s: i64, n: i64| (s.saturating_mul(1_000_000_000).saturating_add(n)) as u64;
     let nlink = if meta.is_dir() { 1 } else { meta.nlink() };
     // Sizes and blocks as on upstream's ext4-backed container, whatever filesystem holds the
@@ -649,7 +670,11 @@ mod tests {
     #[test]
     fn guest_paths_map_beneath_the_root() {
         assert!(matches!(target_of("/dev/null"), Ok(Target::Null)));
-        assert!(matches!(target_of("/dev/fd/7"), Ok(Target::Handle(7))));
+        assert!(matches!(target_of("/dev/fd/2"), Ok(Target::Handle(2))));
+        // Process substitutions are files under bash's names.
+        assert!(
+            matches!(target_of("/dev/fd/63"), Ok(Target::Path(p)) if p == std::path::Path::new("dev/fd/63"))
+        );
         assert!(matches!(target_of("/"), Ok(Target::Path(p)) if p == std::path::Path::new(".")));
         assert!(
             matches!(target_of("/a/b/"), Ok(Target::Path(p)) if p == std::path::Path::new("a/b"))

@@ -36,6 +36,7 @@ pub mod killall;
 pub mod ln;
 pub mod look;
 pub mod ls;
+pub mod mkdir;
 pub mod mktemp;
 pub mod more;
 pub mod net;
@@ -118,6 +119,7 @@ applets! {
     "look" => look::main,
     "ls" => ls::main,
     "mawk" => awk::main,
+    "mkdir" => mkdir::main,
     "mktemp" => mktemp::main,
     "more" => more::main,
     "ncal" => cal::main,

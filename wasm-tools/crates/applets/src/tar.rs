@@ -71,6 +71,14 @@ struct Opts {
     excludes: Vec<Vec<u8>>,
     files_from: Vec<Vec<u8>>,
     operands: Vec<Operand>,
+    /// `--null`: `-T` lists are NUL-separated.
+    null: bool,
+    /// Warnings the command line itself earned (printed before anything runs).
+    warnings: Vec<String>,
+    /// Names (and `-T` lists) given so far, to tell which options came after all of them.
+    names_given: usize,
+    /// Positional options (`--no-recursion`…) with the number of names given before each.
+    positional: Vec<(String, usize)>,
 }
 
 /// The result of a run: messages already printed, status to return.
@@ -102,9 +110,16 @@ pub fn main(args: Vec<OsString>) -> i32 {
                 err,
                 "Try 'tar --help' or 'tar --usage' for more information."
             );
-            return 2;
+            // argp's own errors (the option syntax) exit with EX_USAGE; tar's checks with 2.
+            let getopt = ["invalid option", "unrecognized option", "option "]
+                .iter()
+                .any(|p| msg.starts_with(p));
+            return if getopt { 64 } else { 2 };
         }
     };
+    for w in &opts.warnings {
+        let _ = writeln!(err, "tar: {w}");
+    }
     let mut t = Tar {
         opts,
         status: 0,
@@ -124,6 +139,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let _ = t.out.flush();
     match r {
         Ok(()) => {
+            t.positional_without_effect();
             if t.status != 0 {
                 let _ = writeln!(
                     t.err,
@@ -234,7 +250,58 @@ const LONG: &[(&str, bool)] = &[
     ("xform", true),
     ("bzip2", false),
     ("xz", false),
+    ("null", false),
+    ("no-null", false),
+    ("warning", true),
+    ("newer", true),
+    ("newer-mtime", true),
+    ("after-date", true),
+    ("ignore-failed-read", false),
+    ("overwrite-dir", false),
+    ("no-overwrite-dir", false),
+    ("one-file-system", false),
+    ("ignore-case", false),
+    ("no-ignore-case", false),
+    ("wildcards-match-slash", false),
+    ("no-wildcards-match-slash", false),
+    ("unquote", false),
+    ("no-unquote", false),
 ];
+
+/// Options GNU tar 1.34 applies only to the names after them: given after the last name of a
+/// create or append, they have no effect and tar says so (and exits with 2).
+const POSITIONAL: &[&str] = &[
+    "anchored",
+    "no-anchored",
+    "ignore-case",
+    "no-ignore-case",
+    "wildcards",
+    "no-wildcards",
+    "wildcards-match-slash",
+    "no-wildcards-match-slash",
+    "recursion",
+    "no-recursion",
+    "null",
+    "no-null",
+    "unquote",
+    "no-unquote",
+];
+
+/// Whether GNU's date parser reads `text` (`--mtime`, `--newer`): a file's name, `@SECONDS`,
+/// an ISO date, or words such as `yesterday` and `2 days ago`. A bare signed count (`-60`,
+/// `+1`, `-1d`) it does not, and substitutes the oldest time it can represent.
+fn known_date(text: &str) -> bool {
+    let t = text.trim();
+    let bare_count = {
+        let digits = t.trim_start_matches(['+', '-']);
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        n > 0
+            && n != 8
+            && digits[n..].len() <= 1
+            && digits[n..].bytes().all(|b| b.is_ascii_alphabetic())
+    };
+    !t.is_empty() && !bare_count
+}
 
 fn short_takes_arg(c: u8) -> bool {
     matches!(
@@ -273,6 +340,7 @@ fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
         i += 1;
         if only_operands || w.len() < 2 || w[0] != b'-' {
             o.operands.push(Operand::Name(w));
+            o.names_given += 1;
             continue;
         }
         if w == b"--" {
@@ -291,7 +359,10 @@ fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
             let (full, takes) = match (exact, candidates.as_slice()) {
                 (Some(e), _) => *e,
                 (None, [one]) => **one,
-                (None, []) => return Err(format!("unrecognized option '--{name}'")),
+                (None, []) => {
+                    // getopt quotes the word as typed, `=VALUE` included.
+                    return Err(format!("unrecognized option '{}'", show(&w)));
+                }
                 (None, _) => return Err(format!("option '--{name}' is ambiguous")),
             };
             let value = if takes {
@@ -311,6 +382,9 @@ fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
                 }
                 None
             };
+            if POSITIONAL.contains(&full) {
+                o.positional.push((full.to_string(), o.names_given));
+            }
             apply_long(&mut o, full, value)?;
             continue;
         }
@@ -340,28 +414,41 @@ fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
         0 => Err(
             "You must specify one of the '-Acdtrux', '--delete' or '--test-label' options".into(),
         ),
-        1 => Ok(o),
-        _ => Err(
-            "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option"
-                .into(),
-        ),
+        _ => Ok(o),
     }
 }
 
-fn set_mode(o: &mut Opts, m: Mode) {
-    if o.mode != Some(m) {
-        o.modes_given += 1;
+/// A second, different operation is refused as soon as getopt reads it (before the options
+/// after it: `tar -czf a logs -c /v -mtime +1` fails on `-t`, not on `-e`).
+fn set_mode(o: &mut Opts, m: Mode) -> Result<(), String> {
+    if o.mode.is_some_and(|old| old != m) {
+        return Err(
+            "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option"
+                .into(),
+        );
     }
+    o.modes_given = 1;
     o.mode = Some(m);
+    Ok(())
+}
+
+/// The warning GNU gives a date it cannot read, then goes on with.
+fn check_date(o: &mut Opts, value: &[u8]) {
+    let text = show(value);
+    if !known_date(&text) {
+        o.warnings.push(format!(
+            "Substituting -9223372036854775807 for unknown date format '{text}'"
+        ));
+    }
 }
 
 fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
     let v = || v.clone().unwrap_or_default();
     match c {
-        b'c' => set_mode(o, Mode::Create),
-        b'x' => set_mode(o, Mode::Extract),
-        b't' => set_mode(o, Mode::List),
-        b'r' | b'u' => set_mode(o, Mode::Append),
+        b'c' => set_mode(o, Mode::Create)?,
+        b'x' => set_mode(o, Mode::Extract)?,
+        b't' => set_mode(o, Mode::List)?,
+        b'r' | b'u' => set_mode(o, Mode::Append)?,
         b'A' | b'd' => return Err(format!("option -{} is not supported here", c as char)),
         b'z' => o.gzip = true,
         b'a' => o.auto_compress = true,
@@ -381,9 +468,14 @@ fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
         b'k' => o.keep_old = true,
         b'm' => o.no_mtime = true,
         b'h' => o.dereference = true,
-        b'T' => o.files_from.push(v()),
+        b'T' => {
+            o.files_from.push(v());
+            o.names_given += 1;
+        }
+        b'N' => check_date(o, &v()),
         b'X' => {
-            let text = read_list(&v()).map_err(|e| format!("{}: Cannot open: {e}", show(&v())))?;
+            let text =
+                read_list(&v(), o.null).map_err(|e| format!("{}: Cannot open: {e}", show(&v())))?;
             o.excludes.extend(text);
         }
         // Accepted and meaningless here: permissions/owners are always kept as root does.
@@ -396,10 +488,13 @@ fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
 fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String> {
     let val = || v.clone().unwrap_or_default();
     match name {
-        "create" => set_mode(o, Mode::Create),
-        "extract" | "get" => set_mode(o, Mode::Extract),
-        "list" => set_mode(o, Mode::List),
-        "append" | "update" => set_mode(o, Mode::Append),
+        "create" => set_mode(o, Mode::Create)?,
+        "extract" | "get" => set_mode(o, Mode::Extract)?,
+        "list" => set_mode(o, Mode::List)?,
+        "append" | "update" => set_mode(o, Mode::Append)?,
+        "null" => o.null = true,
+        "no-null" => o.null = false,
+        "mtime" | "newer" | "newer-mtime" | "after-date" => check_date(o, &val()),
         "gzip" | "gunzip" | "ungzip" => o.gzip = true,
         "auto-compress" => o.auto_compress = true,
         "bzip2" => return Err("bzip2: Cannot exec: No such file or directory".into()),
@@ -423,16 +518,19 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
         "transform" | "xform" => o.transforms.extend(Transform::parse_list(&val())?),
         "exclude" => o.excludes.push(val()),
         "exclude-from" => {
-            let text =
-                read_list(&val()).map_err(|e| format!("{}: Cannot open: {e}", show(&val())))?;
+            let text = read_list(&val(), o.null)
+                .map_err(|e| format!("{}: Cannot open: {e}", show(&val())))?;
             o.excludes.extend(text);
         }
-        "files-from" => o.files_from.push(val()),
+        "files-from" => {
+            o.files_from.push(val());
+            o.names_given += 1;
+        }
         "strip-components" => {
             o.strip = std::str::from_utf8(&val())
                 .ok()
                 .and_then(|s| s.trim().parse().ok())
-                .ok_or_else(|| format!("Invalid number of elements: '{}'", show(&val())))?;
+                .ok_or_else(|| format!("{}: Invalid number of elements", show(&val())))?;
         }
         "help" => {
             println!(
@@ -452,7 +550,8 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
     Ok(())
 }
 
-fn read_list(path: &[u8]) -> io::Result<Vec<Vec<u8>>> {
+/// The names in a `-T`/`-X` list: one per line, or NUL-separated with `--null`.
+fn read_list(path: &[u8], null: bool) -> io::Result<Vec<Vec<u8>>> {
     let data = if path == b"-" {
         let mut v = Vec::new();
         io::stdin().read_to_end(&mut v)?;
@@ -460,9 +559,17 @@ fn read_list(path: &[u8]) -> io::Result<Vec<Vec<u8>>> {
     } else {
         fs::read(path_of(path))?
     };
+    let separator = if null { 0 } else { b'\n' };
     Ok(data
-        .split(|&c| c == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
+        .split(|&c| c == separator)
+        .map(|l| {
+            if null {
+                l
+            } else {
+                l.strip_suffix(b"\r").unwrap_or(l)
+            }
+            .to_vec()
+        })
         .filter(|l| !l.is_empty())
         .collect())
 }
@@ -1063,11 +1170,38 @@ struct Archiver<'a> {
 }
 
 impl Tar {
+    /// GNU 1.34's complaint about positional options after the last name of a create.
+    fn positional_without_effect(&mut self) {
+        if !matches!(self.opts.mode, Some(Mode::Create) | Some(Mode::Append)) {
+            return;
+        }
+        let last = self.opts.names_given;
+        let late: Vec<String> = self
+            .opts
+            .positional
+            .iter()
+            .filter(|(_, before)| *before == last && last > 0)
+            .map(|(name, _)| name.clone())
+            .collect();
+        if late.is_empty() {
+            return;
+        }
+        self.msg(
+            "The following options were used after any non-optional arguments in archive \
+             create or update mode.  These options are positional and affect only arguments \
+             that follow them.  Please, rearrange them properly.",
+        );
+        for name in late {
+            self.msg(format!("--{name} has no effect"));
+        }
+        self.status = 2;
+    }
+
     fn create(&mut self) -> TResult<()> {
         let append = self.opts.mode == Some(Mode::Append);
         // Names from -T files are added after the command-line operands.
         for f in self.opts.files_from.clone() {
-            match read_list(&f) {
+            match read_list(&f, self.opts.null) {
                 Ok(names) => self
                     .opts
                     .operands
@@ -1099,6 +1233,7 @@ impl Tar {
         let gzip = self.opts.gzip || (self.opts.auto_compress && name_gz);
         let to_stdout = file == b"-";
         let mut archive_id = None;
+        let mut child_failed = false;
         // Bytes already in the archive (for -r): the padding aligns the whole file.
         let mut already = 0u64;
         let sink: Box<dyn Write> = if to_stdout {
@@ -1145,6 +1280,28 @@ impl Tar {
                         archive_id = Some((st.dev, st.ino));
                     }
                     Box::new(io::BufWriter::with_capacity(64 * 1024, f))
+                }
+                Err(e) if gzip => {
+                    // GNU opens a compressed archive in its gzip child, which fails while the
+                    // parent goes on reading the files (and saying so) into the dead pipe.
+                    if let Some(Operand::Name(first)) = self
+                        .opts
+                        .operands
+                        .iter()
+                        .find(|o| matches!(o, Operand::Name(_)))
+                    {
+                        let first = first.clone();
+                        self.member_name(&first);
+                    }
+                    let _ = writeln!(
+                        self.err,
+                        "tar (child): {}: Cannot open: {}\n\
+                         tar (child): Error is not recoverable: exiting now",
+                        show(&file),
+                        strerror(&e)
+                    );
+                    child_failed = true;
+                    Box::new(io::sink())
                 }
                 Err(e) => {
                     return Err(self.fatal(format!(
@@ -1215,6 +1372,9 @@ impl Tar {
         }
         // Finish the gzip stream (the encoder writes its trailer on drop otherwise silently).
         drop(ar);
+        if child_failed {
+            return Err(self.fatal("Child returned status 2"));
+        }
         Ok(())
     }
 
@@ -1365,7 +1525,7 @@ impl Tar {
     fn announce(
         &mut self,
         shown: &[u8],
-        member: &[u8],
+        _member: &[u8],
         st: &hostcalls::Stat,
         link: Option<(u8, &[u8])>,
     ) {
@@ -1386,7 +1546,8 @@ impl Tar {
                     gname: b"root",
                     size,
                     mtime: st.mtime_ns.div_euclid(1_000_000_000),
-                    name: member,
+                    // GNU lists the name as given (`/system/x`), not the member's.
+                    name: shown,
                     link: link.map_or(&b""[..], |(_, l)| l),
                 };
                 let line = self.long_line(&info);
@@ -1701,7 +1862,7 @@ impl Tar {
             }
         }
         for f in self.opts.files_from.clone() {
-            match read_list(&f) {
+            match read_list(&f, self.opts.null) {
                 Ok(list) => names.extend(list.into_iter().map(|n| (n, false))),
                 Err(e) => {
                     return Err(self.fatal(format!("{}: Cannot open: {}", show(&f), strerror(&e))));
@@ -2240,6 +2401,65 @@ mod tests {
         assert_eq!(o.transforms.len(), 1);
         assert!(parse_args(&a(&["tar", "-f", "x"])).is_err());
         assert!(parse_args(&a(&["tar", "-cx"])).is_err());
+    }
+
+    // GNU tar 1.34 (Ubuntu 22.04), as upstream's logs recorded it.
+    #[test]
+    fn gnu_answers_to_agents_option_mistakes() {
+        let a = |v: &[&str]| -> Vec<Vec<u8>> { v.iter().map(|s| s.as_bytes().to_vec()).collect() };
+        let err = |v: &[&str]| parse_args(&a(v)).err().unwrap();
+        // `-mtime` is `-m -t …`: the second operation is refused before the unknown `-e`.
+        assert_eq!(
+            err(&[
+                "tar",
+                "-czf",
+                "logs.tar.gz",
+                "logs",
+                "-c",
+                "/var/log",
+                "-mtime",
+                "+1"
+            ]),
+            "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option"
+        );
+        assert_eq!(
+            err(&["tar", "-czf", "b.tar", "/t", "--include=**"]),
+            "unrecognized option '--include=**'"
+        );
+        let o = parse_args(&a(&["tar", "-zcvf", "l.tgz", "--mtime=-60", "/s"])).unwrap();
+        assert_eq!(
+            o.warnings,
+            ["Substituting -9223372036854775807 for unknown date format '-60'"]
+        );
+        for fine in [
+            "2023-01-01",
+            "@1700000000",
+            "yesterday",
+            "2 days ago",
+            "/etc/hosts",
+        ] {
+            assert!(known_date(fine), "{fine}");
+        }
+        for unknown in ["+1", "-60", "-1d"] {
+            assert!(!known_date(unknown), "{unknown}");
+        }
+        let o = parse_args(&a(&[
+            "tar",
+            "-czvf",
+            "l.tgz",
+            "--null",
+            "-T",
+            "-",
+            "--no-recursion",
+            "--absolute-names",
+        ]))
+        .unwrap();
+        assert!(o.null);
+        assert_eq!(
+            o.positional,
+            [("null".to_string(), 0), ("no-recursion".to_string(), 1)]
+        );
+        assert_eq!(o.names_given, 1);
     }
 
     #[test]

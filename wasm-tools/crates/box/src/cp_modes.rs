@@ -190,7 +190,32 @@ fn wanted_mode(pair: &Pair, preserve: bool) -> Option<u32> {
     }
 }
 
+/// `--preserve=LIST` and `--no-preserve=LIST` without `ownership`, which uutils knows only on
+/// unix targets (every file is root's in the sandbox, so there is nothing to preserve); a list
+/// left empty drops the option.
+fn without_ownership(args: Vec<OsString>) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut only_operands = false;
+    for arg in args {
+        let text = arg.to_string_lossy();
+        only_operands |= text == "--";
+        let split = text
+            .split_once('=')
+            .filter(|(name, _)| !only_operands && matches!(*name, "--preserve" | "--no-preserve"));
+        let Some((name, list)) = split else {
+            out.push(arg);
+            continue;
+        };
+        let kept: Vec<&str> = list.split(',').filter(|a| *a != "ownership").collect();
+        if !kept.is_empty() {
+            out.push(OsString::from(format!("{name}={}", kept.join(","))));
+        }
+    }
+    out
+}
+
 pub fn main(args: Vec<OsString>) -> i32 {
+    let args = without_ownership(args);
     if let Some(status) = crate::gnu_usage::check("cp", &args) {
         return status;
     }
@@ -199,6 +224,21 @@ pub fn main(args: Vec<OsString>) -> i32 {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let plan = plan(&strings);
+    // Several sources need a directory to go into; GNU 8.32 says so in these words (uutils
+    // adds a colon after "target").
+    if let Some(p) = &plan
+        && p.target_dir.is_none()
+        && !p.no_target_dir
+        && let [_, _, .., last] = p.operands.as_slice()
+        && !hostcalls::stat(last, true).is_ok_and(|st| st.is_dir())
+    {
+        let quoted = format!("'{}'", last.replace('\\', "\\\\").replace('\'', "\\'"));
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("cp: target {quoted} is not a directory\n"),
+        );
+        return 1;
+    }
     let targets = plan.as_ref().map(pairs).unwrap_or_default();
     // The last `--preserve`/`--no-preserve` wins in uutils as in GNU: this one, placed after
     // every option (before `--`, if any), turns off the mode setting WASI cannot do.
@@ -225,6 +265,30 @@ mod tests {
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn ownership_is_dropped_from_preserve_lists() {
+        let os = |a: &[&str]| a.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            without_ownership(os(&[
+                "cp",
+                "--preserve=mode,ownership,timestamps",
+                "a",
+                "b"
+            ])),
+            os(&["cp", "--preserve=mode,timestamps", "a", "b"])
+        );
+        assert_eq!(
+            without_ownership(os(&[
+                "cp",
+                "--preserve=ownership",
+                "a",
+                "--",
+                "--preserve=ownership"
+            ])),
+            os(&["cp", "a", "--", "--preserve=ownership"])
+        );
     }
 
     #[test]

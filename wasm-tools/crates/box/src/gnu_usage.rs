@@ -45,7 +45,6 @@ const APPS: &[(&str, App, i32)] = &[
     ("join", uu_join::uu_app, 1),
     ("link", uu_link::uu_app, 1),
     ("md5sum", uu_md5sum::uu_app, 1),
-    ("mkdir", uu_mkdir::uu_app, 1),
     ("mv", uu_mv::uu_app, 1),
     ("nl", uu_nl::uu_app, 1),
     ("numfmt", uu_numfmt::uu_app, 1),
@@ -91,7 +90,11 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     let extra = || {
         extra_operand(name, args).map(|w| format!("{name}: extra operand {}", c_locale_quote(&w)))
     };
+    if let Some(status) = empty_operand(name, &err, args) {
+        return Some(status);
+    }
     let message = match err.kind() {
+        ErrorKind::MissingRequiredArgument => missing_operand(name, args),
         ErrorKind::UnknownArgument => {
             let Some(ContextValue::String(bad)) = err.get(ContextKind::InvalidArg) else {
                 return None;
@@ -106,6 +109,50 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         "{message}\nTry '{name} --help' for more information.\n"
     );
     Some(*status)
+}
+
+/// GNU's line for a command line without the operands the utility needs (`readlink`,
+/// `cp a`).
+fn missing_operand(name: &str, args: &[OsString]) -> String {
+    let operands: Vec<String> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| a == "-" || !a.starts_with('-'))
+        .collect();
+    match (name, operands.as_slice()) {
+        ("cp" | "mv", [only]) => format!(
+            "{name}: missing destination file operand after {}",
+            c_locale_quote(only)
+        ),
+        ("cp" | "mv" | "touch" | "shred" | "truncate", _) => {
+            format!("{name}: missing file operand")
+        }
+        _ => format!("{name}: missing operand"),
+    }
+}
+
+/// An empty operand, which clap refuses as an invalid value where GNU tries the empty name:
+/// `realpath ''` says the file does not exist.
+fn empty_operand(name: &str, err: &clap::Error, args: &[OsString]) -> Option<i32> {
+    let refused = matches!(
+        err.kind(),
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation
+    );
+    // An option typed last without its value is `missing_value`'s.
+    if !refused
+        || !args.iter().skip(1).any(|a| a.is_empty())
+        || args.last()?.to_string_lossy().starts_with('-')
+    {
+        return None;
+    }
+    match name {
+        "realpath" => {
+            let _ = writeln!(std::io::stderr(), "realpath: '': No such file or directory");
+            Some(1)
+        }
+        _ => None,
+    }
 }
 
 /// Utilities with a fixed number of operands, and their short options that take a value in
@@ -249,6 +296,25 @@ mod tests {
         assert_eq!(check("cp", &args(&["cp", "-a", "--", "-x", "y"])), None);
         assert_eq!(check("ls", &args(&["ls", "--nope"])), None);
         assert_eq!(check("sort", &args(&["sort", "--bogus"])), Some(2));
+    }
+
+    // GNU coreutils 8.32 (Ubuntu 22.04) on these command lines.
+    #[test]
+    fn missing_and_empty_operands_are_answered_as_gnu() {
+        assert_eq!(check("readlink", &args(&["readlink"])), Some(1));
+        assert_eq!(
+            missing_operand("readlink", &args(&["readlink", "-f"])),
+            "readlink: missing operand"
+        );
+        assert_eq!(
+            missing_operand("cp", &args(&["cp", "-r", "a"])),
+            "cp: missing destination file operand after 'a'"
+        );
+        assert_eq!(
+            missing_operand("cp", &args(&["cp"])),
+            "cp: missing file operand"
+        );
+        assert_eq!(check("realpath", &args(&["realpath", ""])), Some(1));
     }
 
     #[test]

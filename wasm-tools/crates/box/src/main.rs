@@ -41,10 +41,36 @@ pub fn applet_names() -> Vec<&'static str> {
     names
 }
 
+/// Utilities whose operands are input files, read `-` as standard input and (but for `head`
+/// and `tail` of several files) print no file names, so `-` for `/dev/stdin` shows nowhere.
+const READ_DASH_AS_STDIN: &[&str] = &[
+    "base32", "base64", "cat", "comm", "cut", "expand", "fmt", "fold", "head", "join", "nl", "od",
+    "paste", "sed", "sort", "tac", "tail", "unexpand", "uniq",
+];
+
+/// `/dev/stdin` as `-`: these utilities open their files through WASI, where `/dev/stdin` is
+/// no file (the host's own calls know it), and agents pipe into `cat /dev/stdin`.
+fn stdin_as_dash(name: &str, args: Vec<OsString>) -> Vec<OsString> {
+    if !READ_DASH_AS_STDIN.contains(&name) {
+        return args;
+    }
+    args.into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if i > 0 && a == "/dev/stdin" {
+                OsString::from("-")
+            } else {
+                a
+            }
+        })
+        .collect()
+}
+
 fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     if SHELL_NAMES.contains(&name) {
         return shell::main(args, &applet_names());
     }
+    let args = stdin_as_dash(name, args);
     if let Some((_, f)) = LOCAL.iter().find(|(n, _)| *n == name) {
         return f(args);
     }

@@ -14,7 +14,6 @@ pub const UUTILS: &[(&str, UuMain)] = &[
     ("uniq", uu_uniq::uumain),
     ("mv", uu_mv::uumain),
     ("rm", uu_rm::uumain),
-    ("mkdir", uu_mkdir::uumain),
     ("touch", uu_touch::uumain),
     ("basename", uu_basename::uumain),
     ("dirname", uu_dirname::uumain),

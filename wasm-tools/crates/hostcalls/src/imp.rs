@@ -139,6 +139,10 @@ pub fn open(path: &str, flags: OpenFlags) -> io::Result<Handle> {
 
 #[allow(unsafe_code)]
 pub fn stat(path: &str, follow: bool) -> io::Result<Stat> {
+    // An empty name is no file (`find ""`), not the working directory.
+    if path.is_empty() {
+        return Err(io::Error::from_raw_os_error(crate::errno::ENOENT));
+    }
     let path = absolute(path);
     let mut words = [0u64; Stat::WORDS];
     // SAFETY: `words` has room for the host's fixed-size record.

@@ -1030,14 +1030,22 @@ impl Shell {
         kind: &ast::ProcessSubstitutionKind,
         sub: &ast::SubshellCommand,
     ) -> Result<String, i32> {
-        let path = self.next_temp_path("psub");
         let text = sub.list.to_string();
+        let (path, h) = match fd_file() {
+            Some(made) => made,
+            None => {
+                let path = self.next_temp_path("psub");
+                match hostcalls::open(&path, OpenFlags::WRITE_TRUNCATE) {
+                    Ok(h) => (path, h),
+                    Err(e) => {
+                        self.error(&format!("{path}: {}", error_text(&e)));
+                        return Err(1);
+                    }
+                }
+            }
+        };
         match kind {
             ast::ProcessSubstitutionKind::Read => {
-                let h = hostcalls::open(&path, OpenFlags::WRITE_TRUNCATE).map_err(|e| {
-                    self.error(&format!("{path}: {}", error_text(&e)));
-                    1
-                })?;
                 let stdio = [self.fd(0).unwrap_or(0), h, self.fd(2).unwrap_or(2)];
                 let pid = self.spawn_subshell(&text, stdio);
                 let _ = hostcalls::close(h);
@@ -1047,9 +1055,7 @@ impl Shell {
                 self.pending_cleanup.push(path.clone());
             }
             ast::ProcessSubstitutionKind::Write => {
-                if let Ok(h) = hostcalls::open(&path, OpenFlags::WRITE_TRUNCATE) {
-                    let _ = hostcalls::close(h);
-                }
+                let _ = hostcalls::close(h);
                 self.pending_writers.push((path.clone(), text));
             }
         }
@@ -1443,6 +1449,25 @@ fn bash_bucket(name: &str) -> u32 {
         h.wrapping_mul(16_777_619) ^ u32::from(b)
     });
     hash & 1023
+}
+
+/// A new file for a process substitution under the name bash gives it, `/dev/fd/63` (then 62,
+/// … while those are taken: by the other substitutions of the command, or by another process's
+/// at the same time), so programs print the names agents see under bash (`Files /dev/fd/63 and
+/// /dev/fd/62 differ`). `None` when `/dev/fd` cannot hold one.
+fn fd_file() -> Option<(String, hostcalls::Handle)> {
+    let flags = OpenFlags {
+        exclusive: true,
+        ..OpenFlags::WRITE_TRUNCATE
+    };
+    (3..=63).rev().find_map(|n| {
+        let path = format!("/dev/fd/{n}");
+        match hostcalls::open(&path, flags) {
+            Ok(h) => Some(Some((path, h))),
+            Err(e) if e.raw_os_error() == Some(hostcalls::errno::EEXIST) => None,
+            Err(_) => Some(None),
+        }
+    })?
 }
 
 #[cfg(test)]

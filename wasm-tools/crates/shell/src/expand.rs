@@ -78,8 +78,12 @@ impl Shell {
     pub fn expand_raw(&mut self, w: &str) -> R<Expanded> {
         let pieces = word::parse(w, &self.dialect.parser_options())
             .map_err(|_| ExpandError(format!("{w}: bad substitution")))?;
-        if let Some(inner) = unparsed_braces(&pieces) {
-            return self.unparsed_parameter(w, inner);
+        if let Some((inner, quoted)) = unparsed_braces(&pieces, None) {
+            // bash names the double-quoted text the bad `${…}` stands in, or the whole word.
+            let shown = quoted
+                .and_then(|(start, end)| w.get(start + 1..end.saturating_sub(1)))
+                .unwrap_or(w);
+            return self.unparsed_parameter(shown, inner);
         }
         let mut out = Expanded::default();
         self.expand_pieces(&pieces, false, &mut out)?;
@@ -378,6 +382,24 @@ impl Shell {
                 Some(ParamValue::Many(v, false)) => Expansion::Fields(v),
             }
         };
+        // dash has POSIX's forms only: `${x:1:2}`, `${x/a/b}`, case changes and transforms
+        // are a bad substitution there (`sh -c 'mv "$0" "${0/\./}"'` in agents' commands).
+        if self.dialect == crate::dialect::Dialect::Dash
+            && matches!(
+                expr,
+                P::Substring { .. }
+                    | P::ReplaceSubstring { .. }
+                    | P::UppercaseFirstChar { .. }
+                    | P::UppercasePattern { .. }
+                    | P::LowercaseFirstChar { .. }
+                    | P::LowercasePattern { .. }
+                    | P::Transform { .. }
+                    | P::VariableNames { .. }
+                    | P::MemberKeys { .. }
+            )
+        {
+            return Err(ExpandError("bad substitution".into()));
+        }
         match expr {
             P::Parameter {
                 parameter,
@@ -1003,18 +1025,29 @@ fn unescape_backquoted(s: &str) -> String {
 
 /// The text inside `${...}` when the parser left one unread: it then hands back a `$` and
 /// the braces as two plain text pieces.
-fn unparsed_braces(pieces: &[WordPieceWithSource]) -> Option<&str> {
-    pieces
+fn unparsed_braces(
+    pieces: &[WordPieceWithSource],
+    quoted: Option<(usize, usize)>,
+) -> Option<(&str, Option<(usize, usize)>)> {
+    let here = pieces
         .windows(2)
         .find_map(|pair| match (&pair[0].piece, &pair[1].piece) {
             (WordPiece::Text(dollar), WordPiece::Text(rest))
                 if dollar.ends_with('$') && !dollar.ends_with("\\$") && rest.starts_with('{') =>
             {
                 let end = rest.find('}').unwrap_or(rest.len());
-                Some(&rest[1..end])
+                Some((&rest[1..end], quoted))
+            }
+            _ => None,
+        });
+    here.or_else(|| {
+        pieces.iter().find_map(|p| match &p.piece {
+            WordPiece::DoubleQuotedSequence(inner) => {
+                unparsed_braces(inner, Some((p.start_index, p.end_index)))
             }
             _ => None,
         })
+    })
 }
 
 /// A variable name or a positional parameter's number.

@@ -7,6 +7,7 @@
 use crate::dialect::Dialect;
 use brush_parser::ast::Program;
 use brush_parser::{ParseError, TokenizerError};
+use std::borrow::Cow;
 
 /// A script that does not parse: the message (without the `bash: ` / `sh: ` prefix the caller
 /// adds) and the line the shell names.
@@ -18,6 +19,15 @@ pub struct SyntaxError {
 
 /// Parses a whole script as `dialect` reads it.
 pub fn parse(text: &str, dialect: Dialect) -> Result<Program, SyntaxError> {
+    if dialect == Dialect::Bash
+        && let Err(at) = crate::subscript::protect(text)
+    {
+        return Err(unexpected_eof(
+            text,
+            ']',
+            1 + text[..at].matches('\n').count(),
+        ));
+    }
     parse_quietly(text, dialect).map_err(|e| match dialect {
         Dialect::Bash => bash_error(text, e),
         Dialect::Dash => dash_error(text, e),
@@ -25,7 +35,11 @@ pub fn parse(text: &str, dialect: Dialect) -> Result<Program, SyntaxError> {
 }
 
 fn parse_quietly(text: &str, dialect: Dialect) -> Result<Program, ParseError> {
-    let protected = crate::subscript::protect(text);
+    // dash has no arrays: `execute[ls /]` is two words to it.
+    let protected = match dialect {
+        Dialect::Bash => crate::subscript::protect(text).unwrap_or(Cow::Borrowed(text)),
+        Dialect::Dash => Cow::Borrowed(text),
+    };
     let mut parser = brush_parser::Parser::new(
         std::io::BufReader::new(protected.as_bytes()),
         &dialect.parser_options(),
@@ -52,20 +66,33 @@ pub fn runnable_prefix(text: &str, dialect: Dialect, error_line: usize) -> Optio
 fn bash_error(text: &str, e: ParseError) -> SyntaxError {
     match e {
         ParseError::ParsingNear(pos) => {
-            let line_text = text.lines().nth(pos.line.saturating_sub(1)).unwrap_or(text);
-            let token = token_at(text, pos.index);
+            let (token, line) = match misplaced_reserved_word(text, pos.index) {
+                Some((word, at)) => (word.to_string(), line_at(text, at)),
+                None => match pattern_paren(text).filter(|at| *at < pos.index) {
+                    Some(at) => ("(".to_string(), line_at(text, at)),
+                    None => (token_at(text, pos.index), pos.line),
+                },
+            };
+            let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or(text);
             SyntaxError {
                 message: format!(
-                    "-c: line {0}: syntax error near unexpected token `{token}'\n-c: line {0}: `{line_text}'",
-                    pos.line
+                    "-c: line {line}: syntax error near unexpected token `{token}'\n-c: line {line}: `{line_text}'"
                 ),
-                line: pos.line,
+                line,
             }
         }
         ParseError::ParsingAtEndOfInput => {
             // A redirection with nothing after it meets the newline bash appends to `-c`
             // text, and bash names that token; every other early end is "end of file".
-            if ends_with_redirection(text) {
+            if let Some((word, line, _)) = reserved_words(text).stray {
+                let line_text = text.lines().nth(line - 1).unwrap_or(text);
+                SyntaxError {
+                    message: format!(
+                        "-c: line {line}: syntax error near unexpected token `{word}'\n-c: line {line}: `{line_text}'"
+                    ),
+                    line,
+                }
+            } else if ends_with_redirection(text) {
                 let n = text.trim_end().lines().count().max(1);
                 let line_text = text.trim_end().lines().last().unwrap_or("");
                 SyntaxError {
@@ -142,7 +169,7 @@ fn bash_error(text: &str, e: ParseError) -> SyntaxError {
 /// quote opens that never closes; `None` when the text before it parses or merely ends early.
 fn error_before(text: &str, quote_at: usize) -> Option<SyntaxError> {
     // Positions are the parser's, in the text as `subscript::protect` gives it.
-    if matches!(crate::subscript::protect(text), std::borrow::Cow::Owned(_)) {
+    if !matches!(crate::subscript::protect(text), Ok(Cow::Borrowed(_))) {
         return None;
     }
     let cut = text.char_indices().nth(quote_at).map(|(i, _)| i)?;
@@ -186,9 +213,10 @@ fn pattern_paren(text: &str) -> Option<usize> {
                         b'*' | b'?' | b'+' | b'@' | b'/' | b'.' | b'-' | b'_'
                     );
                 let bang_in_word = before == b'!' && i > 1 && !bytes[i - 2].is_ascii_whitespace();
+                let bang_argument = before == b'!' && bang_is_an_argument(&text[..i - 1]);
                 // `@(` right after `$` is `$@(`…: leave such cases to the parser.
                 let function_definition = bytes.get(i + 1) == Some(&b')');
-                if (in_word || bang_in_word)
+                if (in_word || bang_in_word || bang_argument)
                     && !function_definition
                     && !(i > 1 && bytes[i - 2] == b'$')
                 {
@@ -200,6 +228,52 @@ fn pattern_paren(text: &str) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// Whether a `!` after `before` is a command's argument (`cp -r /system/ !(*.txt) /d`), not
+/// the pipeline negation at a command's start (`! (false)`).
+fn bang_is_an_argument(before: &str) -> bool {
+    let Some(prior) = before.strip_suffix([' ', '\t']) else {
+        return false;
+    };
+    let prior = prior.trim_end_matches([' ', '\t']);
+    let word_start = prior
+        .rfind(|c: char| c.is_whitespace() || ";&|()`".contains(c))
+        .map_or(0, |i| i + 1);
+    let word = &prior[word_start..];
+    !word.is_empty()
+        && ![
+            "if", "elif", "while", "until", "then", "do", "else", "!", "time", "{",
+        ]
+        .contains(&word)
+}
+
+/// Reserved words that cannot start a command: where one stands at a command's start, bash
+/// and dash name it as the unexpected token.
+const CLOSING_WORDS: &[&str] = &[
+    "then", "else", "elif", "fi", "do", "done", "esac", "in", "}",
+];
+
+/// The closing reserved word standing at a command's start just before character `index`,
+/// where the parser stopped one token later (`echo a; then echo b`), with its offset.
+fn misplaced_reserved_word(text: &str, index: usize) -> Option<(&str, usize)> {
+    let before = text.get(..index)?.trim_end();
+    let start = before
+        .rfind(|c: char| c.is_whitespace() || ";&|()".contains(c))
+        .map_or(0, |i| i + 1);
+    let word = &before[start..];
+    if !CLOSING_WORDS.contains(&word) {
+        return None;
+    }
+    // At a command's start: after an operator or a newline, or first in the text.
+    let prior = before[..start].trim_end_matches([' ', '\t']);
+    let at_command_start = prior.is_empty() || prior.ends_with([';', '&', '|', '(', '\n']);
+    (at_command_start && !prior.ends_with(";;")).then_some((word, start))
+}
+
+/// The line (from 1) of byte offset `at`.
+fn line_at(text: &str, at: usize) -> usize {
+    1 + text.get(..at).unwrap_or(text).matches('\n').count()
 }
 
 /// `<(` or `>(`, when the last process substitution in `text` is still open at its end.
@@ -248,17 +322,38 @@ fn dash_error(text: &str, e: ParseError) -> SyntaxError {
     }
     let (what, line) = match e {
         ParseError::ParsingNear(pos) => {
-            let token = token_at(text, pos.index);
-            if token == "newline" {
-                ("newline unexpected".to_string(), pos.line + 1)
+            let (token, line, expecting) = match misplaced_reserved_word(text, pos.index) {
+                // dash adds what the open construct waited for: `"done" unexpected
+                // (expecting "fi")`.
+                Some((word, at)) => (
+                    word.to_string(),
+                    line_at(text, at),
+                    expected_closer(&text[..at]).filter(|w| *w != word),
+                ),
+                None => (token_at(text, pos.index), pos.line, None),
+            };
+            if let Some(closer) = expecting {
+                (
+                    format!("\"{token}\" unexpected (expecting \"{closer}\")"),
+                    line,
+                )
+            } else if token == "newline" {
+                ("newline unexpected".to_string(), line + 1)
             } else if matches!(token.as_str(), "<" | ">" | ">>" | "<<") {
                 // dash names a redirection operator where a file name should be by its kind.
-                ("redirection unexpected".to_string(), pos.line)
+                ("redirection unexpected".to_string(), line)
             } else {
-                (format!("\"{token}\" unexpected"), pos.line)
+                (format!("\"{token}\" unexpected"), line)
             }
         }
-        ParseError::ParsingAtEndOfInput => (end_of_file(text), last_line),
+        ParseError::ParsingAtEndOfInput => match reserved_words(text).stray {
+            Some((word, line, Some(closer))) => (
+                format!("\"{word}\" unexpected (expecting \"{closer}\")"),
+                line,
+            ),
+            Some((word, line, None)) => (format!("\"{word}\" unexpected"), line),
+            None => (end_of_file(text), last_line),
+        },
         ParseError::Tokenizing { inner, .. } => {
             let what = match inner {
                 TokenizerError::UnterminatedSingleQuote(_)
@@ -300,12 +395,55 @@ fn end_of_file(text: &str) -> String {
 /// The word that would continue the innermost construct still open at the end of `text`,
 /// found from the reserved words at command positions (quotes and comments skipped).
 fn expected_closer(text: &str) -> Option<&'static str> {
-    // What each open construct waits for; `for` and `for in` are a `for` before its `do`,
-    // `case)` a case waiting for a pattern's `)`, `case;;` one inside a branch.
+    closer_of(reserved_words(text).open.last().copied()?)
+}
+
+/// The word an open construct (see [`ReservedWords::open`]) waits for.
+fn closer_of(open: &'static str) -> Option<&'static str> {
+    match open {
+        "for" => Some("do"),
+        "for in" => None,
+        "sub)" | "case)" => Some(")"),
+        "case;;" => Some(";;"),
+        other => Some(other),
+    }
+}
+
+/// What following the reserved words of `text` found.
+struct ReservedWords {
+    /// What each open construct waits for; `for` and `for in` are a `for` before its `do`,
+    /// `case)` a case waiting for a pattern's `)`, `case;;` one inside a branch.
+    open: Vec<&'static str>,
+    /// The first closing word at a command's start that closes nothing open (`echo a\nfi`),
+    /// with its line and what the innermost open construct waited for instead.
+    stray: Option<(String, usize, Option<&'static str>)>,
+}
+
+fn reserved_words(text: &str) -> ReservedWords {
     let mut open: Vec<&'static str> = Vec::new();
+    let mut stray = None;
     let mut command_start = true;
+    let mut line = 1;
     for word in shell_words(text) {
+        if word == "\n" {
+            line += 1;
+        }
         let at_start = std::mem::replace(&mut command_start, false);
+        if at_start && stray.is_none() {
+            let top = open.last().copied();
+            let closes = match word.as_str() {
+                "then" => Some(top == Some("then")),
+                "else" | "elif" | "fi" => Some(top == Some("fi")),
+                "do" => Some(matches!(top, Some("do" | "for" | "for in"))),
+                "done" => Some(top == Some("done")),
+                "esac" => Some(matches!(top, Some("case)" | "case;;"))),
+                "}" => Some(top == Some("}")),
+                _ => None,
+            };
+            if closes == Some(false) {
+                stray = Some((word.clone(), line, top.and_then(closer_of)));
+            }
+        }
         let top = open.last().copied();
         let set_top = |open: &mut Vec<&'static str>, w: &'static str| {
             if let Some(t) = open.last_mut() {
@@ -331,6 +469,11 @@ fn expected_closer(text: &str) -> Option<&'static str> {
                 _ => {}
             },
             "in" if top == Some("for") => set_top(&mut open, "for in"),
+            // `for NAME do`: without `in`, `do` may follow the name directly.
+            "do" if top == Some("for") => {
+                set_top(&mut open, "done");
+                command_start = true;
+            }
             w if at_start => {
                 command_start = true;
                 match w {
@@ -358,13 +501,7 @@ fn expected_closer(text: &str) -> Option<&'static str> {
             _ => {}
         }
     }
-    match open.last().copied()? {
-        "for" => Some("do"),
-        "for in" => None,
-        "sub)" | "case)" => Some(")"),
-        "case;;" => Some(";;"),
-        other => Some(other),
-    }
+    ReservedWords { open, stray }
 }
 
 /// Words and operators of `text`, newlines kept as `"\n"`, quoted text and comments dropped
@@ -499,6 +636,62 @@ mod tests {
             dash("wc -l < <(find .)"),
             "1: Syntax error: redirection unexpected"
         );
+    }
+
+    fn bash(text: &str) -> String {
+        parse(text, Dialect::Bash).unwrap_err().message
+    }
+
+    // Expected texts: Ubuntu 22.04's bash 5.1.16 and dash 0.5.11 (upstream's image).
+    #[test]
+    fn a_closing_word_at_a_commands_start_is_the_unexpected_token() {
+        assert_eq!(
+            bash("echo a; then echo b"),
+            "-c: line 1: syntax error near unexpected token `then'\n-c: line 1: `echo a; then echo b'"
+        );
+        assert_eq!(
+            bash("echo a\nfi"),
+            "-c: line 2: syntax error near unexpected token `fi'\n-c: line 2: `fi'"
+        );
+        assert_eq!(
+            dash("echo a; then echo b"),
+            "1: Syntax error: \"then\" unexpected"
+        );
+        assert_eq!(
+            dash("if true; then echo a; done"),
+            "1: Syntax error: \"done\" unexpected (expecting \"fi\")"
+        );
+        assert_eq!(dash("echo a\nfi"), "2: Syntax error: \"fi\" unexpected");
+    }
+
+    #[test]
+    fn a_pattern_paren_in_an_argument_is_the_unexpected_token() {
+        assert_eq!(
+            bash("cp -r /system/ !(*.text) /dst"),
+            "-c: line 1: syntax error near unexpected token `('\n-c: line 1: `cp -r /system/ !(*.text) /dst'"
+        );
+        assert!(parse("! (false)", Dialect::Bash).is_ok());
+        assert!(parse("true && ! (false)", Dialect::Bash).is_ok());
+    }
+
+    #[test]
+    fn a_subscript_that_never_closes_is_an_unexpected_eof() {
+        assert_eq!(
+            bash("echo a\nexecute[ls /x\necho b"),
+            "-c: line 2: unexpected EOF while looking for matching `]'\n\
+             -c: line 4: syntax error: unexpected end of file"
+        );
+        // dash has no arrays: two words, no error.
+        assert!(parse("execute[ls /x", Dialect::Dash).is_ok());
+    }
+
+    #[test]
+    fn dash_reads_for_name_do_without_in() {
+        assert_eq!(
+            dash("for file do x=1 [ -n \"$x\" ] && echo \"$x\" done"),
+            "1: Syntax error: end of file unexpected (expecting \"done\")"
+        );
+        assert!(parse("for f do echo $f; done", Dialect::Dash).is_ok());
     }
 
     #[test]

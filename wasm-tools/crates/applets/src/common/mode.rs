@@ -190,7 +190,14 @@ impl ModeChange {
     /// Applies the expression to `old` (permission bits; type bits are ignored) for a file that
     /// is a directory or not, with the given umask. Returns the new permission bits.
     pub fn apply(&self, old: u32, is_dir: bool, umask: u32) -> u32 {
+        self.apply_explicitly(old, is_dir, umask).0
+    }
+
+    /// [`apply`](Self::apply), with the bits the expression sets or clears explicitly (gnulib's
+    /// `mode_bits`): `mkdir -m` lets the umask clear the others.
+    pub fn apply_explicitly(&self, old: u32, is_dir: bool, umask: u32) -> (u32, u32) {
         let mut mode = old & ALL_BITS;
+        let mut explicit = 0;
         for c in &self.changes {
             let omit = if is_dir {
                 (S_ISUID | S_ISGID) & !c.mentioned
@@ -216,13 +223,20 @@ impl ModeChange {
                 b'=' => {
                     let preserved = (if c.affected != 0 { !c.affected } else { umask }) | omit;
                     mode = (mode & preserved) | value;
+                    explicit |= ALL_BITS & !preserved;
                 }
-                b'+' => mode |= value,
-                _ => mode &= !value,
+                b'+' => {
+                    mode |= value;
+                    explicit |= value;
+                }
+                _ => {
+                    mode &= !value;
+                    explicit |= value;
+                }
             }
             mode &= ALL_BITS;
         }
-        mode
+        (mode, explicit)
     }
 }
 

@@ -27,6 +27,13 @@ mod harness {
 
     /// dash: its messages, syntax errors, echo, test and the bash features it lacks.
     const DASH: &[&str] = &[
+        "for file do x=1 [ -n \"$x\" ] && echo \"$x\" done",
+        "for file do echo $file; done; echo ok",
+        "echo a; then echo b",
+        "if true; then echo a; done",
+        "echo a\nfi",
+        "x=abc; echo \"${x:1:1}\"; echo after",
+        "x=.a; echo \"${x/\\./}\"; echo after",
         "nosuch; echo $?",
         "for f in a; do echo $f &; done",
         "if true; then echo",
@@ -68,6 +75,15 @@ mod harness {
 
     /// bash: the line it names, and the lines before a syntax error running first.
     const BASH: &[&str] = &[
+        "echo a; then echo b",
+        "echo a\nfi",
+        "if true; then echo a; done",
+        "echo | do b",
+        "cp -r /s/ !(*.text) /d",
+        "echo \"a ${}\"; echo after",
+        "execute[ls /x",
+        "echo a\nexecute[ls /x\necho b",
+        "execute[ls\n/]",
         "nosuch1 \"a\nb\"\nnosuch2 x \"y\nz\"",
         "nosuch1 a \"b\nc\" d\nnosuch2",
         "echo a\nif true; then\necho b",
