@@ -388,9 +388,15 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 o.exit_on_size = true;
             }
             K::MaxLines | K::MaxLinesOpt => {
+                // GNU names the option as it was given: `-L`, or `--max-lines/-l`.
+                let current = if opt.key == K::MaxLines {
+                    "-L"
+                } else {
+                    "--max-lines/-l"
+                };
                 match last_mode {
-                    Some(Mode::Args) => exclusive(io, "--max-args", "-L"),
-                    Some(Mode::ReplaceI | Mode::Replacei) => exclusive(io, "--replace", "-L"),
+                    Some(Mode::Args) => exclusive(io, "--max-args", current),
+                    Some(Mode::ReplaceI | Mode::Replacei) => exclusive(io, "--replace", current),
                     _ => {}
                 }
                 last_mode = Some(Mode::Lines);
@@ -411,9 +417,12 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                     Err(c) => return c,
                 };
                 match last_mode {
-                    // GNU quirk: -n after -i (not -I) keeps the replacement, silently.
-                    Some(Mode::Replacei) => continue,
-                    Some(Mode::ReplaceI) => exclusive(io, "--replace", "--max-args/-n"),
+                    // GNU quirk: `-n1` after `-I` or `-i` keeps the replacement, silently
+                    // (findutils 4.8: `-I{} -n1` runs per line, `-I{} -n2` warns).
+                    Some(Mode::ReplaceI | Mode::Replacei) if n == 1 => continue,
+                    Some(Mode::ReplaceI | Mode::Replacei) => {
+                        exclusive(io, "--replace", "--max-args/-n")
+                    }
                     Some(Mode::Lines) => exclusive(io, "--max-lines", "--max-args/-n"),
                     _ => {}
                 }
@@ -802,6 +811,29 @@ mod tests {
         assert_eq!(
             err,
             "xargs: invalid number \"x\" for -n option\nTry 'xargs --help' for more information.\n"
+        );
+    }
+
+    /// findutils 4.8 (Ubuntu 22.04) on these option orders; `-r` and no input run nothing.
+    #[test]
+    fn exclusive_options_warn_as_gnu() {
+        let warning = |args: &[&str]| xargs(args, "").2;
+        assert_eq!(warning(&["-r", "-I{}", "-n1", "echo"]), "");
+        assert_eq!(warning(&["-r", "-i", "-n1", "echo"]), "");
+        assert_eq!(
+            warning(&["-r", "-I{}", "-n2", "echo"]),
+            "xargs: warning: options --replace and --max-args/-n are mutually exclusive, \
+             ignoring previous --replace value\n"
+        );
+        assert_eq!(
+            warning(&["-r", "-I{}", "-l", "echo"]),
+            "xargs: warning: options --replace and --max-lines/-l are mutually exclusive, \
+             ignoring previous --replace value\n"
+        );
+        assert_eq!(
+            warning(&["-r", "-i", "-L1", "echo"]),
+            "xargs: warning: options --replace and -L are mutually exclusive, ignoring \
+             previous --replace value\n"
         );
     }
 

@@ -7,6 +7,7 @@ mod cat;
 mod cp_modes;
 mod gnu_usage;
 mod od_types;
+mod rm_prompt;
 mod sleep;
 mod tac;
 mod uutils_table;
@@ -80,6 +81,11 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     }
     if name == "sed" {
         return run_sed(args);
+    }
+    if name == "rm"
+        && let Some(status) = rm_prompt::run(&args)
+    {
+        return status;
     }
     let uu_name = if name == "[" { "test" } else { name };
     let args = if uu_name == "uniq" {
