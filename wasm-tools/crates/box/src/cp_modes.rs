@@ -21,6 +21,8 @@ struct Plan {
     target_dir: Option<String>,
     no_target_dir: bool,
     parents: bool,
+    /// `-n`/`--no-clobber`: existing destinations are left alone, silently.
+    no_clobber: bool,
     operands: Vec<String>,
 }
 
@@ -68,6 +70,7 @@ fn plan(args: &[String]) -> Option<Plan> {
                 "target-directory" => p.target_dir = Some(value?),
                 "no-target-directory" => p.no_target_dir = true,
                 "parents" => p.parents = true,
+                "no-clobber" => p.no_clobber = true,
                 _ => {}
             }
             continue;
@@ -82,6 +85,7 @@ fn plan(args: &[String]) -> Option<Plan> {
                     p.preserve_mode = true;
                 }
                 'p' => p.preserve_mode = true,
+                'n' => p.no_clobber = true,
                 'T' => p.no_target_dir = true,
                 't' | 'S' => {
                     let rest = &cluster[i + 1..];
@@ -240,6 +244,15 @@ pub fn main(args: Vec<OsString>) -> i32 {
         return 1;
     }
     let targets = plan.as_ref().map(pairs).unwrap_or_default();
+    // With `-n`, GNU 8.32 skips every destination that exists without a word, the source
+    // itself included (`find … -exec cp -n {} DIR \;` meeting DIR's own files); uutils calls
+    // that "the same file", an error.
+    if plan.as_ref().is_some_and(|p| p.no_clobber)
+        && !targets.is_empty()
+        && targets.iter().all(|t| t.existed)
+    {
+        return 0;
+    }
     // The last `--preserve`/`--no-preserve` wins in uutils as in GNU: this one, placed after
     // every option (before `--`, if any), turns off the mode setting WASI cannot do.
     let mut args = args;

@@ -84,6 +84,14 @@ const APPS: &[(&str, App, i32)] = &[
 /// `Some(status)` when `args` (argv[0] included) hold an option `name` does not know, or end
 /// with an option that lacks its value; GNU's message is printed then.
 pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
+    if name == "sort" && empty_file_operand(args) {
+        // An unquoted, unset variable's `"$files"`: uutils fails reading it through WASI.
+        let _ = writeln!(
+            std::io::stderr(),
+            "sort: cannot read: '': No such file or directory"
+        );
+        return Some(2);
+    }
     let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
     let err = app().try_get_matches_from(args.iter()).err()?;
     // Options are checked before operands, as getopt reads them all first.
@@ -153,6 +161,28 @@ fn empty_operand(name: &str, err: &clap::Error, args: &[OsString]) -> Option<i32
         }
         _ => None,
     }
+}
+
+/// Whether `sort`'s command line has an empty file operand (not the value of an option).
+fn empty_file_operand(args: &[OsString]) -> bool {
+    const WITH_VALUE: &[&str] = &[
+        "-k",
+        "-t",
+        "-o",
+        "-S",
+        "-T",
+        "--key",
+        "--field-separator",
+        "--output",
+        "--buffer-size",
+        "--temporary-directory",
+    ];
+    let mut only_operands = false;
+    args.iter().enumerate().skip(1).any(|(i, a)| {
+        let previous = args[i - 1].to_string_lossy();
+        only_operands |= previous == "--";
+        a.is_empty() && (only_operands || !WITH_VALUE.contains(&previous.as_ref()))
+    })
 }
 
 /// Utilities with a fixed number of operands, and their short options that take a value in
@@ -315,6 +345,13 @@ mod tests {
             "cp: missing file operand"
         );
         assert_eq!(check("realpath", &args(&["realpath", ""])), Some(1));
+    }
+
+    #[test]
+    fn an_empty_sort_operand_is_a_file_that_cannot_be_read() {
+        assert!(empty_file_operand(&args(&["sort", "-u", ""])));
+        assert!(!empty_file_operand(&args(&["sort", "-t", "", "f"])));
+        assert!(!empty_file_operand(&args(&["sort", "f"])));
     }
 
     #[test]

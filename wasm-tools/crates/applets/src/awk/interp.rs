@@ -519,6 +519,13 @@ impl Interp {
         Ok(false)
     }
 
+    /// Whether the main input being read (`FILENAME`) is a directory.
+    fn main_is_directory(&self) -> bool {
+        let name = self.get_global(special::FILENAME).to_str_with(b"%.6g");
+        let name = String::from_utf8_lossy(&name);
+        name != "-" && std::fs::metadata(&*name).is_ok_and(|m| m.is_dir())
+    }
+
     /// The next main-input record, counting NR and FNR.
     fn next_main_record(&mut self) -> R<Option<Str>> {
         loop {
@@ -544,6 +551,11 @@ impl Interp {
                     return Ok(Some(rec));
                 }
                 Ok(None) => self.main_src = None,
+                // mawk opens a directory and fails reading it with EISDIR; WASI's read of a
+                // directory says EBADF.
+                Err(_) if self.main_is_directory() => {
+                    return Err(Jump::Fatal("read error (Is a directory)".into()));
+                }
                 Err(e) => return Err(Jump::Fatal(format!("read error ({})", cstr_err(&e)))),
             }
         }
