@@ -78,20 +78,36 @@ pub fn shell_quote(s: &str) -> String {
 /// A value as `set` shows it: bare when nothing in it needs quoting, in single quotes, or in
 /// `$'…'` when it holds control characters.
 fn set_quote(s: &str) -> String {
-    if !s.chars().any(|c| c.is_control()) {
-        return shell_quote(s);
+    if needs_ansi_c_quoting(s) {
+        ansi_c_quote(s)
+    } else {
+        shell_quote(s)
     }
+}
+
+/// bash's `ansic_shouldquote` in the C locale (upstream's): a byte that is not printable ASCII.
+pub fn needs_ansi_c_quoting(s: &str) -> bool {
+    s.bytes().any(|b| !(0x20..0x7f).contains(&b))
+}
+
+/// bash's `ansic_quote`: `$'…'` with C escapes, `\'` and `\\`, and other unprintable bytes in
+/// three octal digits.
+pub fn ansi_c_quote(s: &str) -> String {
     let mut out = String::from("$'");
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\x1b' => out.push_str("\\E"),
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
+    for b in s.bytes() {
+        match b {
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0x1b => out.push_str("\\E"),
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            0x0b => out.push_str("\\v"),
+            0x0c => out.push_str("\\f"),
+            b'\'' => out.push_str("\\'"),
+            b'\\' => out.push_str("\\\\"),
+            b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
+            b => out.push(b as char),
         }
     }
     out.push('\'');

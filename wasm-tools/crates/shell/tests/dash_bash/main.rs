@@ -75,6 +75,7 @@ mod harness {
 
     /// bash: the line it names, and the lines before a syntax error running first.
     const BASH: &[&str] = &[
+        "$'ex\\tcmd'; \"a\nb\"; echo $?",
         "echo a; then echo b",
         "echo a\nfi",
         "if true; then echo a; done",
