@@ -5,7 +5,7 @@
 //! sandbox has no `strip`, and installed files are never ELF objects there anyway.
 
 use crate::common::getopt::{self, Config, flag, long_arg, long_flag, with_arg};
-use crate::common::io::{prog, run_main};
+use crate::common::io::{prog, run_main, usage};
 use crate::common::mode::ModeChange;
 use crate::common::{Io, quote, sys};
 use std::ffi::OsString;
@@ -154,16 +154,9 @@ fn is_dir(path: &str) -> bool {
 
 fn run(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "install");
-    let usage = |io: &mut Io, msg: &str| {
-        let _ = writeln!(
-            io.err,
-            "{prog}: {msg}\nTry '{prog} --help' for more information."
-        );
-        1
-    };
     let parsed = match getopt::parse(args, SPECS, Config::default()) {
         Ok(p) => p,
-        Err(msg) => return usage(io, &msg),
+        Err(msg) => return usage(io, &prog, &msg),
     };
     let (mut dirs, mut leading, mut no_target, mut verbose) = (false, false, false, false);
     let mut mode_text = None;
@@ -217,7 +210,7 @@ fn run(args: &[String], io: &mut Io) -> i32 {
     };
     if dirs {
         if ops.is_empty() {
-            return usage(inst.io, "missing file operand");
+            return usage(inst.io, &prog, "missing file operand");
         }
         for d in &ops {
             if inst.make_dirs(d, 0o755) {
@@ -227,7 +220,7 @@ fn run(args: &[String], io: &mut Io) -> i32 {
         return inst.status;
     }
     if ops.is_empty() {
-        return usage(inst.io, "missing file operand");
+        return usage(inst.io, &prog, "missing file operand");
     }
     if let Some(dir) = target {
         if leading && !is_dir(&dir) && !inst.make_dirs(&dir, 0o755) {
@@ -249,6 +242,7 @@ fn run(args: &[String], io: &mut Io) -> i32 {
     if ops.len() == 1 {
         return usage(
             inst.io,
+            &prog,
             &format!(
                 "missing destination file operand after {}",
                 quote::shell_always(&ops[0])

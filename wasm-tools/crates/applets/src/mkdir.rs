@@ -4,8 +4,9 @@
 //! the host's chmod (WASI cannot set modes).
 
 use crate::common::getopt::{self, Config, flag, long_opt_arg, with_arg};
-use crate::common::io::{prog, run_main};
+use crate::common::io::{prog, run_main, usage};
 use crate::common::mode::{ModeChange, UMASK};
+use crate::common::quote::locale as quote;
 use crate::common::{Io, sys};
 use std::ffi::OsString;
 use std::io;
@@ -29,12 +30,6 @@ const SPECS: &[getopt::OptSpec<K>] = &[
     flag('Z', "", K::Context),
     long_opt_arg("context", K::Context),
 ];
-
-/// gnulib's `quote` in the C locale (upstream's agents ran without a locale): `'name'`, with
-/// `\'` and `\\` inside.
-fn quote(name: &str) -> String {
-    format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"))
-}
 
 struct Mkdir<'a, 'b> {
     io: &'a mut Io<'b>,
@@ -121,16 +116,9 @@ impl Mkdir<'_, '_> {
 
 fn run(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "mkdir");
-    let usage = |io: &mut Io, msg: &str| {
-        let _ = writeln!(
-            io.err,
-            "{prog}: {msg}\nTry '{prog} --help' for more information."
-        );
-        1
-    };
     let parsed = match getopt::parse(args, SPECS, Config::default()) {
         Ok(p) => p,
-        Err(msg) => return usage(io, &msg),
+        Err(msg) => return usage(io, &prog, &msg),
     };
     let (mut parents, mut verbose, mut mode_text) = (false, false, None);
     for opt in &parsed.opts {
@@ -159,7 +147,7 @@ fn run(args: &[String], io: &mut Io) -> i32 {
         },
     };
     if parsed.operands.is_empty() {
-        return usage(io, "missing operand");
+        return usage(io, &prog, "missing operand");
     }
     let mut m = Mkdir {
         io,

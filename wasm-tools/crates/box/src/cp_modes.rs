@@ -236,10 +236,12 @@ pub fn main(args: Vec<OsString>) -> i32 {
         && let [_, _, .., last] = p.operands.as_slice()
         && !hostcalls::stat(last, true).is_ok_and(|st| st.is_dir())
     {
-        let quoted = format!("'{}'", last.replace('\\', "\\\\").replace('\'', "\\'"));
         let _ = std::io::Write::write_fmt(
             &mut std::io::stderr(),
-            format_args!("cp: target {quoted} is not a directory\n"),
+            format_args!(
+                "cp: target {} is not a directory\n",
+                applets::shell_quote(last)
+            ),
         );
         return 1;
     }

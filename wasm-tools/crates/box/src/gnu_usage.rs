@@ -15,6 +15,7 @@
 //! does not see (`echo`, `printf`, `test`, `expr`, `seq`'s negative numbers) are not listed, and
 //! the obsolete `-NUM` forms stay with the utility that rewrites them.
 
+use applets::locale_quote as c_locale_quote;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use std::ffi::OsString;
 use std::io::Write;
@@ -217,11 +218,6 @@ fn extra_operand(name: &str, args: &[OsString]) -> Option<String> {
         }
     }
     operands.get(*limit).cloned()
-}
-
-/// gnulib's `quote` in the C locale: `'word'`, with `\'` and `\\` inside.
-fn c_locale_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
 /// GNU's first line for the unknown option clap reported as `bad` (`--exclude`, `-z`).

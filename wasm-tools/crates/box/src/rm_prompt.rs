@@ -6,6 +6,7 @@
 //! Only the plain form is handled here (`-r` only when no operand is a directory; no `-I` or
 //! `--interactive=once`); the rest goes to uutils.
 
+use applets::shell_quote as quote;
 use std::ffi::OsString;
 use std::io::{BufRead, Write};
 
@@ -60,15 +61,6 @@ fn plan(args: &[String]) -> Option<Plan> {
     })
 }
 
-/// coreutils' `quoteaf`: `'name'`, or `"name"` when the name holds a single quote.
-fn quote(name: &str) -> String {
-    if name.contains('\'') && !name.contains(['"', '$', '`', '\\']) {
-        format!("\"{name}\"")
-    } else {
-        format!("'{}'", name.replace('\'', "'\\''"))
-    }
-}
-
 /// The words GNU's prompt gives a file's type.
 fn kind(st: &hostcalls::Stat) -> &'static str {
     if st.is_symlink() {
@@ -80,6 +72,14 @@ fn kind(st: &hostcalls::Stat) -> &'static str {
     } else {
         "file"
     }
+}
+
+fn cannot_remove(name: &str, why: &str) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "rm: cannot remove {}: {why}",
+        quote(name)
+    );
 }
 
 /// Handles `rm -i …` when [`plan`] reads it; `None` leaves the command to uutils.
@@ -104,18 +104,13 @@ pub fn run(args: &[OsString]) -> Option<i32> {
         let st = match hostcalls::stat(name, false) {
             Ok(st) => st,
             Err(e) => {
-                let _ = writeln!(
-                    err,
-                    "rm: cannot remove {}: {}",
-                    quote(name),
-                    applets::strerror(&e)
-                );
+                cannot_remove(name, &applets::strerror(&e));
                 status = 1;
                 continue;
             }
         };
         if st.is_dir() {
-            let _ = writeln!(err, "rm: cannot remove {}: Is a directory", quote(name));
+            cannot_remove(name, "Is a directory");
             status = 1;
             continue;
         }
@@ -129,12 +124,7 @@ pub fn run(args: &[OsString]) -> Option<i32> {
             Ok(()) if plan.verbose => println!("removed {}", quote(name)),
             Ok(()) => {}
             Err(e) => {
-                let _ = writeln!(
-                    err,
-                    "rm: cannot remove {}: {}",
-                    quote(name),
-                    applets::strerror(&e)
-                );
+                cannot_remove(name, &applets::strerror(&e));
                 status = 1;
             }
         }
@@ -166,11 +156,5 @@ mod tests {
         assert!(plan(&args(&["rm", "-f", "-i", "a"])).is_some());
         assert!(plan(&args(&["rm", "a"])).is_none());
         assert!(plan(&args(&["rm", "--interactive=once", "a"])).is_none());
-    }
-
-    #[test]
-    fn names_are_quoted_as_coreutils_quotes_them() {
-        assert_eq!(quote("/system/a b"), "'/system/a b'");
-        assert_eq!(quote("it's"), "\"it's\"");
     }
 }

@@ -121,10 +121,10 @@ fn next_char_end(text: &str, at: usize) -> usize {
 fn construct_end(b: &[u8], from: usize) -> Option<usize> {
     match (b[from], b.get(from + 1)) {
         (b'"', _) => Some(double_quote_end(b, from + 1)),
-        (b'`', _) => Some(backquote_end(b, from + 1)),
+        (b'`', _) => Some(escaped_end(b, from + 1, b'`')),
         (b'$', Some(b'(')) => Some(paren_end(b, from + 2)),
         (b'$', Some(b'{')) => Some(brace_end(b, from + 2)),
-        (b'$', Some(b'\'')) => Some(ansi_c_end(b, from + 2)),
+        (b'$', Some(b'\'')) => Some(escaped_end(b, from + 2, b'\'')),
         _ => None,
     }
 }
@@ -155,24 +155,14 @@ fn double_quote_end(b: &[u8], from: usize) -> usize {
     b.len()
 }
 
-fn backquote_end(b: &[u8], from: usize) -> usize {
+/// The end (exclusive) of a string closed by `closer` whose content starts at `from`, a
+/// backslash escaping the byte after it (`` `…` ``, `$'…'`).
+fn escaped_end(b: &[u8], from: usize, closer: u8) -> usize {
     let mut i = from;
     while i < b.len() {
         match b[i] {
             b'\\' => i += 2,
-            b'`' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-fn ansi_c_end(b: &[u8], from: usize) -> usize {
-    let mut i = from;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'\'' => return i + 1,
+            c if c == closer => return i + 1,
             _ => i += 1,
         }
     }

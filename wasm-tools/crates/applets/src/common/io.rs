@@ -97,6 +97,15 @@ pub fn write_failed(args: &[String], e: &io::Error, err: &mut dyn Write) -> i32 
 }
 
 /// Program name for messages: argv[0] as invoked, which is what GNU tools print.
+/// A usage error as coreutils prints it: the message, then where to read more; status 1.
+pub fn usage(io: &mut Io, prog: &str, msg: &str) -> i32 {
+    let _ = writeln!(
+        io.err,
+        "{prog}: {msg}\nTry '{prog} --help' for more information."
+    );
+    1
+}
+
 pub fn prog(args: &[String], default: &'static str) -> String {
     args.first()
         .filter(|a| !a.is_empty())

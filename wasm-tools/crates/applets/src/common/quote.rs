@@ -25,6 +25,12 @@ pub fn escape(name: &str) -> String {
     out
 }
 
+/// gnulib's `quote` in the C locale (upstream's agents ran without a locale), as `mkdir`,
+/// `rmdir` and the usage errors print names: `'name'`, with `\'` and `\\` inside.
+pub fn locale(name: &str) -> String {
+    format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
 /// Shell quoting as coreutils' `shell-escape-always` style prints it (`stat %N`, `ls`
 /// messages): `'name'`, with `'\''` for embedded single quotes.
 pub fn shell_always(name: &str) -> String {
