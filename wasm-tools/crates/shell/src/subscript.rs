@@ -122,8 +122,8 @@ fn construct_end(b: &[u8], from: usize) -> Option<usize> {
     match (b[from], b.get(from + 1)) {
         (b'"', _) => Some(double_quote_end(b, from + 1)),
         (b'`', _) => Some(escaped_end(b, from + 1, b'`')),
-        (b'$', Some(b'(')) => Some(paren_end(b, from + 2)),
-        (b'$', Some(b'{')) => Some(brace_end(b, from + 2)),
+        (b'$', Some(b'(')) => Some(balanced_end(b, from + 2, b'(', b')')),
+        (b'$', Some(b'{')) => Some(balanced_end(b, from + 2, b'{', b'}')),
         (b'$', Some(b'\'')) => Some(escaped_end(b, from + 2, b'\'')),
         _ => None,
     }
@@ -169,9 +169,9 @@ fn escaped_end(b: &[u8], from: usize, closer: u8) -> usize {
     b.len()
 }
 
-/// The end of `$(…)` (or `$((…))`) whose content starts at `from`: the `)` that balances it,
-/// quotes and nested expansions skipped.
-fn paren_end(b: &[u8], from: usize) -> usize {
+/// The end of `$(…)`, `$((…))` or `${…}` whose content starts at `from`: the `close` that
+/// balances the opening one, quotes and nested expansions skipped.
+fn balanced_end(b: &[u8], from: usize, open: u8, close: u8) -> usize {
     let mut depth = 1usize;
     let mut i = from;
     while i < b.len() {
@@ -179,33 +179,17 @@ fn paren_end(b: &[u8], from: usize) -> usize {
             b'\\' => i += 2,
             b'\'' => i = find_from(b, i + 1, b'\'').map_or(b.len(), |e| e + 1),
             b'"' | b'`' | b'$' => i = construct_end(b, i).unwrap_or(i + 1),
-            b'(' => {
-                depth += 1;
+            c => {
                 i += 1;
-            }
-            b')' => {
-                depth -= 1;
-                i += 1;
-                if depth == 0 {
-                    return i;
+                if c == open {
+                    depth += 1;
+                } else if c == close {
+                    depth -= 1;
+                    if depth == 0 {
+                        return i;
+                    }
                 }
             }
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-/// The end of `${…}` whose content starts at `from`.
-fn brace_end(b: &[u8], from: usize) -> usize {
-    let mut i = from;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'\'' => i = find_from(b, i + 1, b'\'').map_or(b.len(), |e| e + 1),
-            b'"' | b'`' | b'$' => i = construct_end(b, i).unwrap_or(i + 1),
-            b'}' => return i + 1,
-            _ => i += 1,
         }
     }
     b.len()
