@@ -137,4 +137,8 @@ fn a_logged_bash_run_replays_to_its_logged_rewards() {
     // 73.3% when written (session 7), 74.8% in session 8: a floor below it, to be raised as
     // fidelity improves.
     assert!(report.share() >= 0.72, "{:.3}", report.share());
+    // Every mismatch names its log and cause (`intercode replay --mismatches`).
+    let first = serde_json::to_value(&report.mismatches[0]).unwrap();
+    assert_eq!(first["log"].as_str(), Some(log.path.to_str().unwrap()));
+    assert!(first["cause"].as_str().is_some_and(|c| !c.is_empty()));
 }

@@ -42,6 +42,8 @@ pub struct BashReplayReport {
 /// One turn whose reward differed, with its cause and the two golds' outputs.
 #[derive(Debug, Clone, Serialize)]
 pub struct TurnMismatch {
+    /// The log the turn comes from.
+    pub log: PathBuf,
     pub cause: String,
     #[serde(flatten)]
     pub turn: ReplayMismatch,
@@ -217,6 +219,7 @@ pub fn replay_log(
             );
             record(&mut report.causes, cause.clone(), mismatch.clip());
             report.mismatches.push(TurnMismatch {
+                log: log.path.clone(),
                 cause,
                 turn: mismatch,
                 gold_output: our_gold.map(String::from),
