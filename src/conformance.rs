@@ -230,7 +230,8 @@ impl Native {
         Ok(())
     }
 
-    /// Runs `/bin/bash -c command` with `root`'s top-level entries at `/`.
+    /// Runs `/bin/bash -c command` with `root` at `/` and the reference system's directories
+    /// mounted over it.
     fn run(&self, root: &Path, command: &str, env: &[(String, String)]) -> Result<NativeRun> {
         let as_root = rustix::process::geteuid().is_root();
         let mut args: Vec<String> = if as_root {
@@ -262,6 +263,14 @@ impl Native {
             crate::fs::base_system::HOSTNAME.into(),
             "--die-with-parent".into(),
             "--new-session".into(),
+            // The episode's tree is `/` itself, not entries bound into an empty tmpfs root:
+            // what a command writes at `/` (`tar -cf /backup.tar`, `ln -s x /`, `> out.txt` in
+            // the working directory `/`) lands in the tree and is compared, as in the sandbox.
+            // The mount points made below for the system's directories are HOST_DIRS, which
+            // the comparison leaves out.
+            "--bind".into(),
+            root.display().to_string(),
+            "/".into(),
             "--proc".into(),
             "/proc".into(),
             "--dev".into(),
@@ -272,7 +281,20 @@ impl Native {
         ]);
         for link in SYSTEM_LINKS {
             let system = self.system_root.join(link);
+            let in_tree = std::fs::symlink_metadata(root.join(link)).ok();
             match std::fs::read_link(&system) {
+                // The tree's own merged-/usr link (`bin -> usr/bin`) already points into the
+                // system's /usr; bwrap cannot make a symlink where one exists.
+                Ok(_) if in_tree.as_ref().is_some_and(|m| m.is_symlink()) => {}
+                // A directory of the tree where the system has a link: the system's directory
+                // over it.
+                Ok(target) if in_tree.is_some() => {
+                    args.extend([
+                        "--ro-bind".into(),
+                        self.system_root.join(target).display().to_string(),
+                        format!("/{link}"),
+                    ]);
+                }
                 Ok(target) => {
                     args.extend([
                         "--symlink".into(),
@@ -288,34 +310,6 @@ impl Native {
                     ]);
                 }
                 Err(_) => {}
-            }
-        }
-        let mut entries: Vec<_> = std::fs::read_dir(root)
-            .map_err(|e| Error::io(root, e))?
-            .flatten()
-            .collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if HOST_DIRS.contains(&name.as_str()) {
-                continue;
-            }
-            let meta =
-                std::fs::symlink_metadata(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
-            if meta.file_type().is_symlink() {
-                let target =
-                    std::fs::read_link(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
-                args.extend([
-                    "--symlink".into(),
-                    target.display().to_string(),
-                    format!("/{name}"),
-                ]);
-            } else {
-                args.extend([
-                    "--bind".into(),
-                    entry.path().display().to_string(),
-                    format!("/{name}"),
-                ]);
             }
         }
         // The tools' own configuration under the task's /etc.

@@ -8,6 +8,7 @@ mod cp_modes;
 mod gnu_usage;
 mod od_types;
 mod rm_prompt;
+mod sed_errors;
 mod sleep;
 mod tac;
 mod uutils_table;
@@ -109,8 +110,9 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
 }
 
 fn run_sed(args: Vec<OsString>) -> i32 {
-    // The crate's `uumain` wrapper already reports errors and returns the exit status.
-    sed::sed::uumain(args.into_iter())
+    // The crate's `uumain` wrapper reports errors and returns the exit status; scripts that do
+    // not compile are reported in GNU's words first.
+    sed_errors::main(args)
 }
 
 /// uutils parses `-Dw32` as `--all-repeated=w32` (the option takes an optional value); GNU

@@ -2,7 +2,8 @@
 //! upstream's image (Ubuntu 22.04: bash 5.1, dash 0.5.11), run in bubblewrap on the root
 //! `scripts/ubuntu-reference` builds (`$INTERCODE_REFERENCE_ROOT`, else
 //! `~/.cache/intercode-ubuntu-22.04`), or the host's own shells when that root is absent
-//! (outside CI; bash 5.2 words a few errors differently). Each case runs `SHELL -c SCRIPT SHELL` on both
+//! (outside CI; the host's bash only if it is 5.1 too, as other versions word errors
+//! differently). Each case runs `SHELL -c SCRIPT SHELL` on both
 //! sides, this binary becoming our shell (started under the same name) when
 //! `SHELL_UNDER_TEST` is set, and compares standard output, standard error and exit status.
 //! The scripts use builtins only: natively the shell cannot start programs or open pipes.
@@ -186,6 +187,18 @@ mod harness {
         }
     }
 
+    /// The bash version of upstream's image (Ubuntu 22.04).
+    const UPSTREAM_BASH: &str = "5.1";
+
+    /// `MAJOR.MINOR` of the host's `/bin/bash`.
+    fn host_bash_version() -> Option<String> {
+        let out = Command::new("/bin/bash")
+            .args(["-c", "echo ${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}"])
+            .output()
+            .ok()?;
+        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
     pub fn run_all() {
         let ci = std::env::var("CI").is_ok_and(|v| v == "true");
         let root = reference_root();
@@ -203,6 +216,19 @@ mod harness {
             if !exists {
                 assert!(!ci, "{host} is required in CI");
                 println!("SKIP {shell}: no {host}");
+                continue;
+            }
+            if root.is_none()
+                && shell == "bash"
+                && let Some(version) = host_bash_version().filter(|v| v != UPSTREAM_BASH)
+            {
+                // Another bash words errors and variables differently (5.2: `globskipdots`,
+                // one message for an unclosed quote): comparing with it would fail on what
+                // upstream's bash does.
+                println!(
+                    "SKIP bash: this host's bash is {version}, upstream's was {UPSTREAM_BASH} \
+                     (scripts/ubuntu-reference builds upstream's image)"
+                );
                 continue;
             }
             for script in scripts {
