@@ -5,6 +5,7 @@
 
 mod cat;
 mod cp_modes;
+mod date_set;
 mod gnu_usage;
 mod od_types;
 mod rm_prompt;
@@ -82,6 +83,11 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     }
     if name == "sed" {
         return run_sed(args);
+    }
+    if name == "date"
+        && let Some(status) = date_set::run(&args)
+    {
+        return status;
     }
     if name == "rm"
         && let Some(status) = rm_prompt::run(&args)
