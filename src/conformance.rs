@@ -101,6 +101,12 @@ pub struct Row {
     pub agree: bool,
     /// GNU's own output order depended on the filesystem; lines were compared as a set.
     pub unordered: bool,
+    /// Files GNU wrote in the filesystem's listing order (an archive of a directory, a list of
+    /// its entries), compared as the set of their members or lines.
+    pub unordered_files: Vec<String>,
+    /// GNU answered differently on two copies of the tree that differ only in the order their
+    /// directories list entries: a disagreement may be that order, not behaviour.
+    pub order_dependent: bool,
     pub causes: Vec<Cause>,
     pub ours_output: String,
     pub ours_status: Option<i32>,
@@ -116,6 +122,7 @@ pub struct Report {
     pub corpus: String,
     pub commands: usize,
     pub agree: usize,
+    /// Commands whose output or files were compared order-insensitively.
     pub unordered: usize,
     pub disagree_by_cause: BTreeMap<String, usize>,
     /// The system native bash ran on ([`Native::reference`]).
@@ -422,7 +429,6 @@ fn differing(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<
         .collect();
     out.sort();
     out.dedup();
-    out.truncate(20);
     out
 }
 
@@ -454,6 +460,106 @@ fn reverse_insertion_order(dir: &Path) -> Result<()> {
     std::fs::File::open(dir)
         .and_then(|f| f.set_times(times))
         .map_err(|e| Error::io(dir, e))
+}
+
+/// The native side on two copies of the tree on a filesystem that lists directories in
+/// insertion order, one written in name order and one in reverse: what differs between the two
+/// runs depends on the listing order.
+struct OrderProbe {
+    forward_output: String,
+    backward_output: String,
+    forward_tree: BTreeMap<String, String>,
+    backward_tree: BTreeMap<String, String>,
+}
+
+impl OrderProbe {
+    fn run(
+        native: &Native,
+        listing_order_fs: &Path,
+        image: &crate::fs::TreeImage,
+        command: &str,
+        env: &[(String, String)],
+    ) -> Result<OrderProbe> {
+        let forward = EpisodeDir::new_in(listing_order_fs, image)?;
+        let backward = EpisodeDir::new_in(listing_order_fs, image)?;
+        reverse_insertion_order(backward.path())?;
+        let forward_output = normalize(&native.run(forward.path(), command, env)?.output);
+        let backward_output = normalize(&native.run(backward.path(), command, env)?.output);
+        Ok(OrderProbe {
+            forward_output,
+            backward_output,
+            forward_tree: tree_of(forward.dir())?,
+            backward_tree: tree_of(backward.dir())?,
+        })
+    }
+
+    /// The two runs printed the same lines in another order.
+    fn output_depends_on_order(&self) -> bool {
+        self.forward_output != self.backward_output
+            && sorted_lines(&self.forward_output) == sorted_lines(&self.backward_output)
+    }
+}
+
+/// What is compared of a file GNU wrote in the listing order of a directory: a tar archive as
+/// the set of its members (each one's header, full name and contents) plus its length, a gzip
+/// stream as its header plus what it decompresses to, anything else as the set of its lines.
+fn order_free_digest(bytes: &[u8]) -> Vec<Vec<u8>> {
+    const GZIP_HEADER: usize = 10;
+    if bytes.starts_with(&[0x1f, 0x8b]) && bytes.len() > GZIP_HEADER {
+        let mut plain = Vec::new();
+        if flate2::read::MultiGzDecoder::new(bytes)
+            .read_to_end(&mut plain)
+            .is_ok()
+        {
+            let mut digest = order_free_digest(&plain);
+            digest.insert(0, bytes[..GZIP_HEADER].to_vec());
+            return digest;
+        }
+    }
+    let mut parts = tar_members(bytes).unwrap_or_else(|| {
+        bytes
+            .split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect()
+    });
+    parts.sort_unstable();
+    parts.insert(0, bytes.len().to_le_bytes().to_vec());
+    parts
+}
+
+/// Two gzip streams that decompress to the same bytes: the difference is the compressor, not
+/// the listing order, and stays a difference. (When the members are in another order too, the
+/// compressed bytes cannot be compared, and only what they decompress to is.)
+fn only_the_compression_differs(a: &[u8], b: &[u8]) -> bool {
+    let inflate = |bytes: &[u8]| {
+        let mut plain = Vec::new();
+        (bytes.starts_with(&[0x1f, 0x8b])
+            && flate2::read::MultiGzDecoder::new(bytes)
+                .read_to_end(&mut plain)
+                .is_ok())
+        .then_some(plain)
+    };
+    matches!((inflate(a), inflate(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// A tar archive's members, each as its full name, its header block and its contents; `None`
+/// when `bytes` is not a whole ustar/GNU archive.
+fn tar_members(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    const BLOCK: usize = 512;
+    if bytes.len() < BLOCK || bytes.get(257..262) != Some(b"ustar".as_slice()) {
+        return None;
+    }
+    let mut archive = tar::Archive::new(bytes);
+    let mut members = Vec::new();
+    for entry in archive.entries().ok()? {
+        let mut entry = entry.ok()?;
+        let mut member = entry.path_bytes().into_owned();
+        member.push(0);
+        member.extend_from_slice(entry.header().as_bytes());
+        entry.read_to_end(&mut member).ok()?;
+        members.push(member);
+    }
+    Some(members)
 }
 
 /// Runs `commands` on task 0 of `env`'s tree in the sandbox and natively.
@@ -491,17 +597,68 @@ pub fn run(
         let native_output = normalize(&a.output);
         // Does GNU's order depend on the directories' listing order? Two more copies, on a
         // filesystem that lists in insertion order, written in opposite orders, tell. Asked
-        // only where it could matter: the same lines, in another order.
+        // only where it could matter: the same lines in another order, or files that differ.
+        let mut probe: Option<OrderProbe> = None;
+        let probed = |probe: &mut Option<OrderProbe>| -> Result<()> {
+            if probe.is_none() {
+                *probe = Some(OrderProbe::run(
+                    native,
+                    &listing_order_fs,
+                    &image,
+                    command,
+                    &base_env,
+                )?);
+            }
+            Ok(())
+        };
         let unordered = ours_output != native_output
             && sorted_lines(&ours_output) == sorted_lines(&native_output)
             && {
-                let forward = EpisodeDir::new_in(&listing_order_fs, &image)?;
-                let backward = EpisodeDir::new_in(&listing_order_fs, &image)?;
-                reverse_insertion_order(backward.path())?;
-                let f = normalize(&native.run(forward.path(), command, &base_env)?.output);
-                let b = normalize(&native.run(backward.path(), command, &base_env)?.output);
-                f != b && sorted_lines(&f) == sorted_lines(&b)
+                probed(&mut probe)?;
+                probe
+                    .as_ref()
+                    .is_some_and(OrderProbe::output_depends_on_order)
             };
+        let mut files_differing = differing(&ours_tree, &native_tree);
+        let mut unordered_files = Vec::new();
+        if !files_differing.is_empty() {
+            probed(&mut probe)?;
+            let ours_dir = env
+                .episode_tree()
+                .ok_or_else(|| Error::Other("no episode".into()))?;
+            let order_dependent = probe
+                .as_ref()
+                .map(|p| differing(&p.forward_tree, &p.backward_tree))
+                .unwrap_or_default();
+            files_differing.retain(|path| {
+                let same_members = order_dependent.contains(path)
+                    && match (ours_dir.read(path), first.dir().read(path)) {
+                        (Ok(ours), Ok(gnu)) => {
+                            order_free_digest(&ours) == order_free_digest(&gnu)
+                                && !only_the_compression_differs(&ours, &gnu)
+                        }
+                        _ => false,
+                    };
+                if same_members {
+                    unordered_files.push(path.clone());
+                }
+                !same_members
+            });
+        }
+
+        let same_output = if unordered {
+            sorted_lines(&ours_output) == sorted_lines(&native_output)
+        } else {
+            ours_output == native_output
+        };
+        // A disagreement is probed too (unless GNU ran into the time limit, which the probe
+        // would only repeat twice): does GNU's own answer move with the listing order?
+        if (!same_output || !files_differing.is_empty()) && a.status.is_some() {
+            probed(&mut probe)?;
+        }
+        let order_dependent = probe.as_ref().is_some_and(|p| {
+            p.forward_output != p.backward_output || p.forward_tree != p.backward_tree
+        });
 
         let mut causes = Vec::new();
         let timed_out =
@@ -509,25 +666,22 @@ pub fn run(
         if timed_out(&step.exit_status, &step.observation) != timed_out(&a.status, &a.output) {
             causes.push(Cause::Timeout);
         }
-        let same_output = if unordered {
-            sorted_lines(&ours_output) == sorted_lines(&native_output)
-        } else {
-            ours_output == native_output
-        };
         if !same_output {
             causes.push(Cause::Output);
         }
         if step.exit_status != a.status {
             causes.push(Cause::ExitStatus);
         }
-        let files_differing = differing(&ours_tree, &native_tree);
         if !files_differing.is_empty() {
             causes.push(Cause::Files);
         }
+        files_differing.truncate(20);
         rows.push(Row {
             command: command.clone(),
             agree: causes.is_empty(),
             unordered,
+            unordered_files,
+            order_dependent,
             causes,
             ours_output,
             ours_status: step.exit_status,
@@ -550,7 +704,10 @@ pub fn run(
         corpus: corpus.to_string(),
         commands: rows.len(),
         agree: rows.iter().filter(|r| r.agree).count(),
-        unordered: rows.iter().filter(|r| r.unordered).count(),
+        unordered: rows
+            .iter()
+            .filter(|r| r.unordered || !r.unordered_files.is_empty())
+            .count(),
         disagree_by_cause,
         reference: native.reference(),
         rows,
@@ -598,6 +755,82 @@ mod tests {
         };
         let err = native.check().unwrap_err().to_string();
         assert!(err.contains("scripts/ubuntu-reference"), "{err}");
+    }
+
+    /// A tar archive of `members` (name, contents) in the order given, gzip-compressed or not.
+    fn archive(members: &[(&str, &str)], gzip: bool) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, contents) in members {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(contents.len() as u64);
+            header.set_mode(0o644);
+            header.set_mtime(1_600_000_000);
+            builder
+                .append_data(&mut header, name, contents.as_bytes())
+                .unwrap();
+        }
+        let tar = builder.into_inner().unwrap();
+        if !gzip {
+            return tar;
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, &tar).unwrap();
+        gz.finish().unwrap()
+    }
+
+    #[test]
+    fn archives_of_the_same_members_in_another_order_compare_equal() {
+        for gzip in [false, true] {
+            let ab = archive(&[("d/a", "1"), ("d/b", "2")], gzip);
+            let ba = archive(&[("d/b", "2"), ("d/a", "1")], gzip);
+            assert_ne!(ab, ba);
+            assert_eq!(
+                order_free_digest(&ab),
+                order_free_digest(&ba),
+                "gzip {gzip}"
+            );
+        }
+    }
+
+    #[test]
+    fn archives_that_differ_in_a_member_or_its_contents_do_not() {
+        let ab = archive(&[("d/a", "1"), ("d/b", "2")], true);
+        let changed = archive(&[("d/b", "3"), ("d/a", "1")], true);
+        let renamed = archive(&[("d/c", "2"), ("d/a", "1")], true);
+        let fewer = archive(&[("d/a", "1")], true);
+        for other in [changed, renamed, fewer] {
+            assert_ne!(order_free_digest(&ab), order_free_digest(&other));
+        }
+    }
+
+    #[test]
+    fn a_compressor_difference_is_not_an_order_difference() {
+        let tar = archive(&[("d/a", "1"), ("d/b", "2")], false);
+        let mut fast = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut fast, &tar).unwrap();
+        let fast = fast.finish().unwrap();
+        let default = archive(&[("d/a", "1"), ("d/b", "2")], true);
+        assert_ne!(fast, default);
+        assert!(only_the_compression_differs(&fast, &default));
+        let reordered = archive(&[("d/b", "2"), ("d/a", "1")], true);
+        assert!(!only_the_compression_differs(&reordered, &default));
+        assert!(!only_the_compression_differs(&tar, &tar));
+    }
+
+    #[test]
+    fn other_files_compare_as_sets_of_lines() {
+        assert_eq!(
+            order_free_digest(b"./b\n./a\n"),
+            order_free_digest(b"./a\n./b\n")
+        );
+        assert_ne!(
+            order_free_digest(b"./a\n./b\n"),
+            order_free_digest(b"./a\n")
+        );
+        assert_ne!(
+            order_free_digest(b"./a\n./a\n"),
+            order_free_digest(b"./a\n")
+        );
     }
 
     #[test]

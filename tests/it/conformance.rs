@@ -253,6 +253,11 @@ fn known_reason(row: &conformance::Row) -> String {
             .any(|w| w[0] == "ls" && w[1].starts_with('-') && w[1].contains('l'))
     {
         "the clock or file times"
+    } else if searches_the_whole_system(&words) {
+        "the base system's files (a search from /, where upstream's image has all of Ubuntu)"
+    } else if row.order_dependent {
+        "the listing order (GNU answers differently when directories list their entries in \
+         another order)"
     } else if runs(&["RANDOM", "mktemp", "shuf", "$RANDOM"]) || row.command.contains("$RANDOM") {
         "randomness"
     } else if runs(&[
@@ -264,6 +269,38 @@ fn known_reason(row: &conformance::Row) -> String {
         "not yet analysed"
     };
     format!("{}: {class}", causes.join("+"))
+}
+
+/// A `find`, `grep -r`, `du` or `ls -R` over `/` itself (the working directory is `/`, so `.`,
+/// `*` and a missing or unset start directory are `/` too): its answer lists or reads the whole
+/// system, and the sandbox's base system holds only the files agents read, not all of Ubuntu.
+fn searches_the_whole_system(words: &[&str]) -> bool {
+    if words.iter().any(|w| *w == "cd" || *w == "-C") {
+        return false;
+    }
+    let root = |w: &str| matches!(w, "/" | "." | "./" | "*" | "/*") || w.starts_with('$');
+    words.iter().enumerate().any(|(i, w)| {
+        let rest = &words[i + 1..];
+        match *w {
+            "find" => rest
+                .first()
+                .is_none_or(|first| root(first) || first.starts_with('-')),
+            "grep" | "egrep" => {
+                let recursive = rest.iter().any(|o| {
+                    o.starts_with('-')
+                        && !o.starts_with("--")
+                        && (o.contains('r') || o.contains('R'))
+                });
+                recursive && rest.iter().any(|o| root(o))
+            }
+            "du" | "tree" => rest.iter().any(|o| root(o)),
+            "ls" => {
+                rest.iter().any(|o| o.starts_with('-') && o.contains('R'))
+                    && rest.iter().any(|o| root(o))
+            }
+            _ => false,
+        }
+    })
 }
 
 /// The key of an action in the known-differences file: its tree and a hash of its text.
@@ -299,6 +336,7 @@ fn every_logged_agent_action_against_gnu_bash() {
     let mut unexpected = Vec::new();
     let mut now_agreeing = 0;
     let mut tables = String::new();
+    let mut all_reports: Vec<Report> = Vec::new();
     for n in 1..=4u8 {
         let (actions, skips): (Vec<String>, Vec<String>) = logged_actions(&shared, n)
             .into_iter()
@@ -328,6 +366,7 @@ fn every_logged_agent_action_against_gnu_bash() {
             workers.into_iter().map(|w| w.join().unwrap()).collect()
         });
         let mut env = build();
+        all_reports.extend(reports.iter().cloned());
         for report in &reports {
             tables.push_str(&report.table());
             for row in &report.rows {
@@ -374,6 +413,10 @@ fn every_logged_agent_action_against_gnu_bash() {
         }
     }
     print!("{tables}");
+    // Every command's comparison, for reading the disagreements one by one.
+    if let Some(out) = std::env::var_os("INTERCODE_CONFORMANCE_JSON") {
+        std::fs::write(&out, serde_json::to_string_pretty(&all_reports).unwrap()).unwrap();
+    }
     let rate = 100.0 * agree as f64 / commands.max(1) as f64;
     println!(
         "every logged agent action: {agree}/{commands} agree with GNU bash ({rate:.1}%), \

@@ -38,6 +38,7 @@ pub mod killall;
 pub mod ln;
 pub mod look;
 pub mod ls;
+pub mod man;
 pub mod mkdir;
 pub mod mktemp;
 pub mod more;
@@ -120,6 +121,7 @@ applets! {
     "logname" => session::logname_main,
     "look" => look::main,
     "ls" => ls::main,
+    "man" => man::main,
     "mawk" => awk::main,
     "mkdir" => mkdir::main,
     "mktemp" => mktemp::main,

@@ -93,6 +93,24 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         );
         return Some(2);
     }
+    const CHECKSUMS: &[&str] = &[
+        "md5sum",
+        "sha1sum",
+        "sha224sum",
+        "sha256sum",
+        "sha384sum",
+        "sha512sum",
+        "b2sum",
+    ];
+    if CHECKSUMS.contains(&name) && checks_with_a_mode(args) {
+        // uutils says the first line but not the second.
+        let _ = write!(
+            std::io::stderr(),
+            "{name}: the --binary and --text options are meaningless when verifying checksums\n\
+             Try '{name} --help' for more information.\n"
+        );
+        return Some(1);
+    }
     let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
     let err = app().try_get_matches_from(args.iter()).err()?;
     // Options are checked before operands, as getopt reads them all first.
@@ -118,6 +136,25 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         "{message}\nTry '{name} --help' for more information.\n"
     );
     Some(*status)
+}
+
+/// `md5sum -b -c` and friends: `--check` given with `--binary` or `--text`, which GNU's
+/// checksum utilities refuse before reading anything (their short options take no values).
+fn checks_with_a_mode(args: &[OsString]) -> bool {
+    let (mut check, mut mode) = (false, false);
+    for arg in args.iter().skip(1).map(|a| a.to_string_lossy()) {
+        match arg.as_ref() {
+            "--" => break,
+            "--check" => check = true,
+            "--binary" | "--text" => mode = true,
+            short if short.starts_with('-') && !short.starts_with("--") => {
+                check |= short.contains('c');
+                mode |= short.contains('b') || short.contains('t');
+            }
+            _ => {}
+        }
+    }
+    check && mode
 }
 
 /// GNU's line for a command line without the operands the utility needs (`readlink`,
@@ -348,6 +385,18 @@ mod tests {
         assert!(empty_file_operand(&args(&["sort", "-u", ""])));
         assert!(!empty_file_operand(&args(&["sort", "-t", "", "f"])));
         assert!(!empty_file_operand(&args(&["sort", "f"])));
+    }
+
+    #[test]
+    fn a_checksum_check_with_a_mode_is_refused() {
+        assert!(checks_with_a_mode(&args(&["md5sum", "-b", "-c", "-"])));
+        assert!(checks_with_a_mode(&args(&["sha256sum", "-bc", "sums"])));
+        assert!(checks_with_a_mode(&args(&[
+            "md5sum", "--check", "--text", "x"
+        ])));
+        assert!(!checks_with_a_mode(&args(&["md5sum", "-c", "sums"])));
+        assert!(!checks_with_a_mode(&args(&["md5sum", "-b", "file"])));
+        assert!(!checks_with_a_mode(&args(&["md5sum", "-c", "--", "-b"])));
     }
 
     #[test]
