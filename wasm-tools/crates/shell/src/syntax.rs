@@ -66,8 +66,10 @@ pub fn runnable_prefix(text: &str, dialect: Dialect, error_line: usize) -> Optio
 fn bash_error(text: &str, e: ParseError) -> SyntaxError {
     match e {
         ParseError::ParsingNear(pos) => {
-            let (token, line) = match misplaced_reserved_word(text, pos.index) {
-                Some((word, at)) => (word.to_string(), line_at(text, at)),
+            let (token, line) = match word_after_a_compound_command(text, pos.index).or_else(|| {
+                misplaced_reserved_word(text, pos.index).map(|(w, at)| (w.to_string(), at))
+            }) {
+                Some((word, at)) => (word, line_at(text, at)),
                 None => match pattern_paren(text).filter(|at| *at < pos.index) {
                     Some(at) => ("(".to_string(), line_at(text, at)),
                     None => (token_at(text, pos.index), pos.line),
@@ -269,6 +271,21 @@ fn misplaced_reserved_word(text: &str, index: usize) -> Option<(&str, usize)> {
     let prior = before[..start].trim_end_matches([' ', '\t']);
     let at_command_start = prior.is_empty() || prior.ends_with([';', '&', '|', '(', '\n']);
     (at_command_start && !prior.ends_with(";;")).then_some((word, start))
+}
+
+/// `fi if …`, `done for …`, `done  The command…`: a word right after the keyword that closed a
+/// compound command (only an operator, a redirection or a newline may follow one). bash names
+/// that word; the parser stops at the keyword. `None` unless the keyword before `index` does
+/// close what the text opened.
+fn word_after_a_compound_command(text: &str, index: usize) -> Option<(String, usize)> {
+    let (keyword, at) = misplaced_reserved_word(text, index)?;
+    let end = at + keyword.len();
+    parse_quietly(&text[..end], Dialect::Bash).ok()?;
+    let gap = text[end..].len() - text[end..].trim_start_matches([' ', '\t']).len();
+    let next = token_at(text, end);
+    let is_word = next != "newline"
+        && !next.starts_with(|c: char| ";&|()<>{}".contains(c) || c.is_ascii_digit());
+    (gap > 0 && is_word).then_some((next, end + gap))
 }
 
 /// The line (from 1) of byte offset `at`.
@@ -596,6 +613,31 @@ mod tests {
 
     // Expected texts are dash 0.5.12's answers to `sh -c TEXT` (Debian), which upstream's
     // Ubuntu 22.04 dash 0.5.11 words the same.
+    #[test]
+    fn a_word_after_a_closed_compound_command_is_the_unexpected_token() {
+        let bash = |t: &str| parse(t, Dialect::Bash).unwrap_err().message;
+        assert_eq!(
+            bash("if true; then echo a; fi if true; then echo b; fi"),
+            "-c: line 1: syntax error near unexpected token `if'\n\
+             -c: line 1: `if true; then echo a; fi if true; then echo b; fi'"
+        );
+        assert_eq!(
+            bash("for i in 1; do echo $i; done for j in 2; do echo; done"),
+            "-c: line 1: syntax error near unexpected token `for'\n\
+             -c: line 1: `for i in 1; do echo $i; done for j in 2; do echo; done'"
+        );
+        assert_eq!(
+            bash("while false; do :; done  The command use"),
+            "-c: line 1: syntax error near unexpected token `The'\n\
+             -c: line 1: `while false; do :; done  The command use'"
+        );
+        // A stray closing word is still the unexpected token itself.
+        assert_eq!(
+            bash("echo a; fi"),
+            "-c: line 1: syntax error near unexpected token `fi'\n-c: line 1: `echo a; fi'"
+        );
+    }
+
     #[test]
     fn dash_words_its_syntax_errors() {
         assert_eq!(
