@@ -626,12 +626,12 @@ pub fn run(
             let ours_dir = env
                 .episode_tree()
                 .ok_or_else(|| Error::Other("no episode".into()))?;
-            let order_dependent = probe
+            let files_moving_with_order = probe
                 .as_ref()
                 .map(|p| differing(&p.forward_tree, &p.backward_tree))
                 .unwrap_or_default();
             files_differing.retain(|path| {
-                let same_members = order_dependent.contains(path)
+                let same_members = files_moving_with_order.contains(path)
                     && match (ours_dir.read(path), first.dir().read(path)) {
                         (Ok(ours), Ok(gnu)) => {
                             order_free_digest(&ours) == order_free_digest(&gnu)
