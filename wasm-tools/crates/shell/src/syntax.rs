@@ -611,8 +611,6 @@ mod tests {
         parse(text, Dialect::Dash).unwrap_err().message
     }
 
-    // Expected texts are dash 0.5.12's answers to `sh -c TEXT` (Debian), which upstream's
-    // Ubuntu 22.04 dash 0.5.11 words the same.
     #[test]
     fn a_word_after_a_closed_compound_command_is_the_unexpected_token() {
         let bash = |t: &str| parse(t, Dialect::Bash).unwrap_err().message;
@@ -638,6 +636,8 @@ mod tests {
         );
     }
 
+    // Expected texts are dash 0.5.12's answers to `sh -c TEXT` (Debian), which upstream's
+    // Ubuntu 22.04 dash 0.5.11 words the same.
     #[test]
     fn dash_words_its_syntax_errors() {
         assert_eq!(
