@@ -32,8 +32,9 @@ const OUTPUT_CAP: u64 = 1 << 20;
 /// The tools' own configuration, bound from the reference system over the task's `/etc` (mount
 /// points bwrap creates in the native tree; they are left out of the comparison): Debian and
 /// Ubuntu reach `awk` (mawk) and friends through /etc/alternatives, and ImageMagick reads its
-/// policy and delegates from its directory.
-const SYSTEM_ETC: &[&str] = &["/etc/alternatives", "/etc/ImageMagick-6"];
+/// policy and delegates from its directory; bash's readline takes the key bindings `bind` lists
+/// from /etc/inputrc.
+const SYSTEM_ETC: &[&str] = &["/etc/alternatives", "/etc/ImageMagick-6", "/etc/inputrc"];
 /// Docker's default capability set: what upstream's commands ran with.
 const DOCKER_CAPABILITIES: &[&str] = &[
     "CHOWN",

@@ -53,7 +53,9 @@ pub const APPLET_PLACEHOLDER: &[u8] = b"#intercode applet\n";
 /// upstream's `ls /` printed (fs_4 #11's gold listed `bin boot dev etc home lib media opt proc
 /// root run sbin srv sys usr var` around the task's own files). `/tmp` and `/mnt` were gone
 /// upstream (`git clean -fd` removes empty untracked directories); `/tmp` stays here because
-/// the shell keeps process-substitution files in it. `/proc` and `/sys` are `dr-xr-xr-x` in a
+/// the shell keeps process-substitution files in it. The empty ones under `/usr` and
+/// `/usr/local` are what a logged `find` from `/` listed there (vicuna's fs_2 run), and
+/// `grep -r … /usr/include` found the directory (fs_4). `/proc` and `/sys` are `dr-xr-xr-x` in a
 /// container, but here they are 0755: restoring a used tree opens up every directory its owner
 /// cannot write, which would make it rewrite them after every episode.
 const DIRS: &[(&str, u32)] = &[
@@ -77,11 +79,27 @@ const DIRS: &[(&str, u32)] = &[
     ("tmp", 0o1777),
     ("usr", 0o755),
     ("usr/bin", 0o755),
+    ("usr/games", 0o755),
+    ("usr/include", 0o755),
     ("usr/lib", 0o755),
+    ("usr/libexec", 0o755),
     ("usr/local", 0o755),
     ("usr/local/bin", 0o755),
+    ("usr/local/etc", 0o755),
+    ("usr/local/games", 0o755),
+    ("usr/local/include", 0o755),
+    ("usr/local/lib", 0o755),
+    ("usr/local/lib/python3.10", 0o755),
+    ("usr/local/lib/python3.10/dist-packages", 0o755),
+    ("usr/local/sbin", 0o755),
+    ("usr/local/share", 0o755),
+    ("usr/local/share/ca-certificates", 0o755),
+    ("usr/local/share/fonts", 0o2775),
+    ("usr/local/share/man", 0o755),
+    ("usr/local/src", 0o755),
     ("usr/sbin", 0o755),
     ("usr/share", 0o755),
+    ("usr/src", 0o755),
     ("var", 0o755),
     ("var/backups", 0o755),
     ("var/cache", 0o755),
@@ -100,6 +118,7 @@ const SYMLINKS: &[(&str, &str)] = &[
     ("bin", "usr/bin"),
     ("lib", "usr/lib"),
     ("sbin", "usr/sbin"),
+    ("usr/local/man", "share/man"),
     ("etc/os-release", "../usr/lib/os-release"),
     ("etc/mtab", "../proc/self/mounts"),
     ("proc/mounts", "self/mounts"),

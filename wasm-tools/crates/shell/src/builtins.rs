@@ -6,6 +6,37 @@ use crate::state::{Flow, Shell, Value};
 use brush_parser::ast::{self, BinaryPredicate as BP, UnaryPredicate as UP};
 use std::collections::BTreeMap;
 
+/// bash 5.1's `set -o` options, in the order `set -o` lists them.
+const SET_O_OPTIONS: &[&str] = &[
+    "allexport",
+    "braceexpand",
+    "emacs",
+    "errexit",
+    "errtrace",
+    "functrace",
+    "hashall",
+    "histexpand",
+    "history",
+    "ignoreeof",
+    "interactive-comments",
+    "keyword",
+    "monitor",
+    "noclobber",
+    "noexec",
+    "noglob",
+    "nolog",
+    "notify",
+    "nounset",
+    "onecmd",
+    "physical",
+    "pipefail",
+    "posix",
+    "privileged",
+    "verbose",
+    "vi",
+    "xtrace",
+];
+
 const BUILTINS: &[&str] = &[
     ":",
     ".",
@@ -184,6 +215,8 @@ impl Shell {
             (self.options.xtrace, "-x"),
             (self.options.noglob, "-f"),
             (self.options.pipefail, "-o pipefail"),
+            (self.editing.emacs_on(), "-o emacs"),
+            (self.editing.vi_on(), "-o vi"),
         ] {
             if on {
                 flags.push_str(&format!("set {f}\n"));
@@ -406,10 +439,7 @@ impl Shell {
             "getopts" => self.builtin_getopts(args),
             "alias" | "unalias" | "hash" | "trap" | "history" | "jobs" | "times" | "dirs"
             | "help" => 0,
-            "bind" => {
-                self.error("bind: warning: line editing not enabled");
-                0
-            }
+            "bind" => self.builtin_bind(args),
             "pushd" | "popd" => {
                 self.error(&format!("{name}: directory stack not supported here"));
                 1
@@ -799,25 +829,92 @@ impl Shell {
             .join(":")
     }
 
+    /// The value of `set -o NAME`, for each of bash's `set -o` options.
+    fn set_o_value(&self, name: &str) -> bool {
+        let o = &self.options;
+        match name {
+            "errexit" => o.errexit,
+            "noclobber" => o.noclobber,
+            "noglob" => o.noglob,
+            "nounset" => o.nounset,
+            "pipefail" => o.pipefail,
+            "xtrace" => o.xtrace,
+            "emacs" => self.editing.emacs_on(),
+            "vi" => self.editing.vi_on(),
+            other => o.other_set_o.get(other).copied().unwrap_or(matches!(
+                other,
+                "braceexpand" | "hashall" | "interactive-comments"
+            )),
+        }
+    }
+
     /// `$SHELLOPTS`: the `set -o` options that are on, in alphabetical order.
     pub fn shellopts(&self) -> String {
-        let o = &self.options;
-        [
-            ("braceexpand", true),
-            ("errexit", o.errexit),
-            ("hashall", true),
-            ("interactive-comments", true),
-            ("noclobber", o.noclobber),
-            ("noglob", o.noglob),
-            ("nounset", o.nounset),
-            ("pipefail", o.pipefail),
-            ("xtrace", o.xtrace),
-        ]
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(name, _)| *name)
-        .collect::<Vec<_>>()
-        .join(":")
+        SET_O_OPTIONS
+            .iter()
+            .filter(|name| self.set_o_value(name))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(":")
+    }
+
+    /// `set -o NAME` / `set +o NAME`; false (after bash's message) for a name bash lacks.
+    fn set_long_option(&mut self, name: &str, on: bool) -> bool {
+        match name {
+            "pipefail" => self.options.pipefail = on,
+            "errexit" => self.options.errexit = on,
+            "nounset" => self.options.nounset = on,
+            "xtrace" => self.options.xtrace = on,
+            "noglob" => self.options.noglob = on,
+            "noclobber" => self.options.noclobber = on,
+            "emacs" => self.editing.set(false, on),
+            "vi" => self.editing.set(true, on),
+            other if SET_O_OPTIONS.contains(&other) => {
+                self.options.other_set_o.insert(other.to_string(), on);
+            }
+            other => {
+                self.error(&format!("set: {other}: invalid option name"));
+                return false;
+            }
+        }
+        true
+    }
+
+    /// `set -o` (a table) and `set +o` (commands that restore the options).
+    fn print_set_o(&self, table: bool) {
+        let mut out = String::new();
+        for name in SET_O_OPTIONS {
+            let on = self.set_o_value(name);
+            if table {
+                out.push_str(&format!("{name:<15}\t{}\n", if on { "on" } else { "off" }));
+            } else {
+                out.push_str(&format!("set {}o {name}\n", if on { '-' } else { '+' }));
+            }
+        }
+        self.out(&out);
+    }
+
+    fn builtin_bind(&mut self, args: &[String]) -> i32 {
+        let dir = self.cwd.clone();
+        let outcome = self.bindings.run(self.editing, args, |file| {
+            let path = if file.starts_with('/') {
+                file.to_string()
+            } else {
+                format!("{}/{file}", dir.trim_end_matches('/'))
+            };
+            std::fs::read(path).map_err(|e| crate::exec::error_text(&e))
+        });
+        for e in &outcome.errors {
+            self.error(&format!("bind: {e}"));
+        }
+        if outcome.usage {
+            self.err(&format!("{}\n", crate::readline::USAGE));
+        }
+        self.write_fd(1, &outcome.stdout);
+        for complaint in &outcome.readline_errors {
+            self.err(&format!("{complaint}\n"));
+        }
+        outcome.status
     }
 
     fn builtin_set(&mut self, args: &[String]) -> i32 {
@@ -842,31 +939,44 @@ impl Shell {
             };
             if flags == "o" {
                 if let Some(opt) = args.get(i + 1) {
-                    match opt.as_str() {
-                        "pipefail" => self.options.pipefail = on,
-                        "errexit" => self.options.errexit = on,
-                        "nounset" => self.options.nounset = on,
-                        "xtrace" => self.options.xtrace = on,
-                        "noglob" => self.options.noglob = on,
-                        "noclobber" => self.options.noclobber = on,
-                        _ => {}
+                    if !self.set_long_option(opt, on) {
+                        return 2;
                     }
                     i += 2;
                     continue;
                 }
+                self.print_set_o(on);
                 return 0;
             }
+            let mut option_names = 0;
             for c in flags.chars() {
                 match c {
+                    // `set -eo pipefail`: each `o` in a group names the next argument.
+                    'o' => {
+                        option_names += 1;
+                        if let Some(opt) = args.get(i + option_names)
+                            && !self.set_long_option(opt, on)
+                        {
+                            return 2;
+                        }
+                    }
                     'e' => self.options.errexit = on,
                     'u' => self.options.nounset = on,
                     'x' => self.options.xtrace = on,
                     'f' => self.options.noglob = on,
                     'C' => self.options.noclobber = on,
-                    _ => {}
+                    'a' | 'b' | 'h' | 'k' | 'm' | 'n' | 'p' | 't' | 'v' | 'B' | 'H' | 'P' => {}
+                    other => {
+                        let sign = if on { '-' } else { '+' };
+                        self.error(&format!("set: {sign}{other}: invalid option"));
+                        self.err(
+                            "set: usage: set [-abefhkmnptuvxBCHP] [-o option-name] [--] [arg ...]\n",
+                        );
+                        return 2;
+                    }
                 }
             }
-            i += 1;
+            i += 1 + option_names;
         }
         0
     }

@@ -20,6 +20,7 @@ mod expand;
 mod glob;
 mod jobs;
 mod printf;
+mod readline;
 mod state;
 mod subscript;
 mod syntax;

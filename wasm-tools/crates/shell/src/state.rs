@@ -55,6 +55,8 @@ pub struct Options {
     pub nocaseglob: bool,
     /// `shopt` options the shell keeps but does not act on.
     pub other_shopts: std::collections::BTreeMap<String, bool>,
+    /// `set -o` options the shell keeps but does not act on.
+    pub other_set_o: std::collections::BTreeMap<String, bool>,
 }
 
 /// Why the normal flow of execution stopped.
@@ -83,6 +85,10 @@ pub struct Shell {
     pub last_status: i32,
     pub pipestatus: Vec<i32>,
     pub options: Options,
+    /// `set -o emacs`/`set -o vi`, which `bind` consults.
+    pub editing: crate::readline::EditingMode,
+    /// The key bindings `bind` lists and changes.
+    pub bindings: crate::readline::Bindings,
     pub cwd: String,
     pub oldpwd: Option<String>,
     /// Shell fd → host handle.
@@ -153,6 +159,8 @@ impl Shell {
             last_status: 0,
             pipestatus: vec![0],
             options: Options::default(),
+            editing: Default::default(),
+            bindings: Default::default(),
             cwd,
             oldpwd: None,
             fds: BTreeMap::from([(0, 0), (1, 1), (2, 2)]),

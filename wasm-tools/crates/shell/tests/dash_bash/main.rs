@@ -119,6 +119,19 @@ mod harness {
         "echo a; echo )",
         "echo a\necho )\necho b",
         "nosuch; echo $?",
+        // `bind` answers from readline's default tables, with the warning of a shell without
+        // line editing until `set -o emacs`/`set -o vi` turns it on.
+        "bind -p; echo $?",
+        "bind -P; bind -l; bind -q digit-argument; bind -q abort",
+        "bind -v; bind -V; bind -m emacs-meta -p; bind -m emacs-ctlx -P",
+        "set -o emacs; bind -P; echo $SHELLOPTS; set +o emacs; bind -q abort",
+        "set -o vi; bind -p; bind -m vi -p; bind -m emacs -p; bind -v; set -o; echo $SHELLOPTS",
+        "bind -q alias-expand-line; echo $?; bind -q nosuch; echo $?; bind -m nosuch -p; echo $?",
+        "bind -q; echo $?; bind -z; echo $?; bind -f /nonexistent; echo $?; bind; echo $?",
+        "bind '\"\\C-x\": abort'; bind -q abort; bind -r '\\C-a'; bind -q beginning-of-line",
+        "bind -u end-of-line; bind -q end-of-line; bind -x '\"\\C-y\": echo hi'; bind -X; bind -x '\\C-y: x'; echo $?",
+        "bind -p readline; bind 'foo bar'; bind '\"\\C-x\"'; bind 'set foo'; bind 'set bell-style none'; bind '\"abc'; echo $?",
+        "set -o; set +o; set -o nosuch; echo $?; set -o emacs; set -o; set +o; set -z; echo $?; set -eo pipefail; echo $SHELLOPTS",
     ];
 
     /// Upstream's image as `scripts/ubuntu-reference` builds it, when it has been built.
@@ -173,6 +186,9 @@ mod harness {
         };
         cmd.args(["-c", script, shell])
             .env("LC_ALL", "C")
+            // Upstream's commands ran without TERM (bash then sets it to `dumb`), which
+            // readline's bindings and variables depend on.
+            .env_remove("TERM")
             .env("PATH", "/nonexistent")
             .env_remove("LANG")
             .current_dir("/")
