@@ -17,6 +17,7 @@ mod builtins;
 mod dialect;
 mod exec;
 mod expand;
+mod first_error;
 mod glob;
 mod jobs;
 mod printf;

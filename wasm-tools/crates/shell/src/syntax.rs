@@ -64,6 +64,17 @@ pub fn runnable_prefix(text: &str, dialect: Dialect, error_line: usize) -> Optio
 }
 
 fn bash_error(text: &str, e: ParseError) -> SyntaxError {
+    // bash names the first token its grammar rejects, whatever the parser tripped on later.
+    if let Some((token, at)) = crate::first_error::first_unexpected(text) {
+        let line = line_at(text, at);
+        let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or(text);
+        return SyntaxError {
+            message: format!(
+                "-c: line {line}: syntax error near unexpected token `{token}'\n-c: line {line}: `{line_text}'"
+            ),
+            line,
+        };
+    }
     match e {
         ParseError::ParsingNear(pos) => {
             let (token, line) = match word_after_a_compound_command(text, pos.index).or_else(|| {

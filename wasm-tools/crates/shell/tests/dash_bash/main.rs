@@ -119,6 +119,17 @@ mod harness {
         "echo a; echo )",
         "echo a\necho )\necho b",
         "nosuch; echo $?",
+        // The first token bash's grammar rejects is the one it names, whatever follows.
+        "find . -name x  (Note: it's)",
+        "echo a\necho hi (x) it's",
+        "foo (x)",
+        "Step: `ln -s / /w` (This creates the link)",
+        "x=1 if ! echo; then echo; fi",
+        "x=() for f in a; do echo; done",
+        "x=1 while true; do echo; done",
+        "while read -r l; do echo \"$l\"; done <(echo a | cat) | cat",
+        "fi (x)",
+        "for x in (a); do echo; done",
         // `bind` answers from readline's default tables, with the warning of a shell without
         // line editing until `set -o emacs`/`set -o vi` turns it on.
         "bind -p; echo $?",
