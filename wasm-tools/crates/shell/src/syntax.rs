@@ -28,10 +28,31 @@ pub fn parse(text: &str, dialect: Dialect) -> Result<Program, SyntaxError> {
             1 + text[..at].matches('\n').count(),
         ));
     }
-    parse_quietly(text, dialect).map_err(|e| match dialect {
-        Dialect::Bash => bash_error(text, e),
-        Dialect::Dash => dash_error(text, e),
-    })
+    match parse_quietly(text, dialect) {
+        Ok(program) => Ok(program),
+        Err(e) => {
+            if dialect == Dialect::Bash
+                && let Some(program) = process_substitution_as_command(text)
+            {
+                return Ok(program);
+            }
+            Err(match dialect {
+                Dialect::Bash => bash_error(text, e),
+                Dialect::Dash => dash_error(text, e),
+            })
+        }
+    }
+}
+
+/// `<(cmd …) args`: to bash the substitution is a word like any other, here the command's
+/// name (`/dev/fd/63`, which it then cannot execute). The parser takes `<` at a command's start
+/// for a redirection, so the script is read with a word before it that expands to nothing.
+fn process_substitution_as_command(text: &str) -> Option<Program> {
+    let start = text.trim_start();
+    if !(start.starts_with("<(") || start.starts_with(">(")) {
+        return None;
+    }
+    parse_quietly(&format!("${{__intercode_nothing-}} {start}"), Dialect::Bash).ok()
 }
 
 fn parse_quietly(text: &str, dialect: Dialect) -> Result<Program, ParseError> {
