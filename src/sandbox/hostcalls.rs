@@ -163,6 +163,8 @@ fn target_of(path: &str) -> Result<Target, i32> {
         "/dev/stdin" => return Ok(Target::Handle(0)),
         "/dev/stdout" => return Ok(Target::Handle(1)),
         "/dev/stderr" => return Ok(Target::Handle(2)),
+        // Upstream's commands ran without a terminal (`docker exec` without `-t`).
+        "/dev/tty" => return Err(errno::ENXIO),
         _ => {}
     }
     if let Some(n) = path.strip_prefix("/dev/fd/") {

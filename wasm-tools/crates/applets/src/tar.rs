@@ -1001,10 +1001,12 @@ impl Tar {
                 tails.push(&name[i + 1..]);
             }
         }
-        self.opts.excludes.iter().any(|p| {
-            let p = p.strip_suffix(b"/").unwrap_or(p);
-            tails.iter().any(|t| fnmatch(p, t))
-        })
+        // Names are matched without their trailing `/`, so a pattern ending in `/` matches
+        // nothing (GNU tar 1.34: `--exclude='dir/'` keeps `dir`).
+        self.opts
+            .excludes
+            .iter()
+            .any(|p| tails.iter().any(|t| fnmatch(p, t)))
     }
 
     fn transform(&self, name: &[u8]) -> Vec<u8> {
@@ -1211,12 +1213,14 @@ impl Tar {
                 }
             }
         }
+        // A `-T` list that names nothing still makes an (empty) archive.
         if !self
             .opts
             .operands
             .iter()
             .any(|o| matches!(o, Operand::Name(_)))
             && !append
+            && self.opts.files_from.is_empty()
         {
             let _ = writeln!(
                 self.err,

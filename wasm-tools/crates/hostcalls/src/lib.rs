@@ -229,6 +229,7 @@ pub mod errno {
     pub const ENOSYS: i32 = 52;
     pub const ENOTDIR: i32 = 54;
     pub const ENOTEMPTY: i32 = 55;
+    pub const ENXIO: i32 = 60;
     pub const EPERM: i32 = 63;
     pub const EPIPE: i32 = 64;
     pub const EROFS: i32 = 69;

@@ -86,6 +86,14 @@ const CASES: &[Case] = &[
         "tar czf e.tgz --sort=name --exclude=sub d && tar tzf e.tgz",
     ),
     c(
+        "tar/empty-files-from",
+        "tar cf - -T /dev/null | wc -c; tar cf e.tar --files-from=/dev/null; echo $?; tar tvf e.tar; tar cf f.tar; echo $?",
+    ),
+    c(
+        "tar/exclude-trailing-slash",
+        "tar cf e.tar --sort=name --exclude=sub/ --exclude=d/sub/ d && tar tf e.tar && mkdir x && tar xf e.tar -C x --exclude=sub/ && find x | sort",
+    ),
+    c(
         "tar/duplicate-is-hardlink",
         "tar cvf h.tar --sort=name d d/a.txt && tar tvf h.tar",
     ),
