@@ -63,19 +63,10 @@ impl Keymap {
 
 /// `set -o emacs` / `set -o vi`: which editing mode readline is in, and whether line editing
 /// is on at all (it is off in `bash -c`, and `bind` warns about that).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EditingMode {
     pub vi: bool,
     pub enabled: bool,
-}
-
-impl Default for EditingMode {
-    fn default() -> Self {
-        EditingMode {
-            vi: false,
-            enabled: false,
-        }
-    }
 }
 
 impl EditingMode {
@@ -426,13 +417,10 @@ fn readline_complaint(line: &str) -> Option<String> {
     if line.starts_with('$') || line.starts_with('#') || line.is_empty() {
         return None;
     }
-    let after_keys = if line.starts_with('"') {
-        match keyseq::split_binding(line) {
-            Some(_) => {
-                // The text after the closing quote.
-                let close = keyseq::closing_quote(&line[1..])?;
-                &line[close + 2..]
-            }
+    let after_keys = if let Some(quoted) = line.strip_prefix('"') {
+        match keyseq::closing_quote(quoted) {
+            // The text after the closing quote.
+            Some(close) => &quoted[close + 1..],
             None => return Some(format!("readline: {line}: no closing `\"' in key binding")),
         }
     } else {
