@@ -266,6 +266,21 @@ const LONG: &[(&str, bool)] = &[
     ("no-wildcards-match-slash", false),
     ("unquote", false),
     ("no-unquote", false),
+    // No effect on what is archived or printed here: device numbers are not checked, no
+    // file is sparse, access times are not kept,
+    // and extended attributes, ACLs and SELinux contexts are not stored.
+    ("check-device", false),
+    ("no-check-device", false),
+    ("sparse", false),
+    ("atime-preserve", false),
+    ("xattrs", false),
+    ("no-xattrs", false),
+    ("acls", false),
+    ("no-acls", false),
+    ("selinux", false),
+    ("no-selinux", false),
+    ("delay-directory-restore", false),
+    ("no-delay-directory-restore", false),
 ];
 
 /// Options GNU tar 1.34 applies only to the names after them: given after the last name of a
@@ -541,7 +556,15 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
             std::process::exit(0);
         }
         "version" => {
-            println!("tar (GNU tar) 1.34");
+            print!(
+                "tar (GNU tar) 1.34\n\
+                 Copyright (C) 2021 Free Software Foundation, Inc.\n\
+                 License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\n\
+                 This is free software: you are free to change and redistribute it.\n\
+                 There is NO WARRANTY, to the extent permitted by law.\n\
+                 \n\
+                 Written by John Gilmore and Jay Fenlason.\n"
+            );
             std::process::exit(0);
         }
         // Accepted for compatibility; their effect is already the default here or moot.

@@ -274,8 +274,12 @@ fn unknown_option(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
     }
     let letter = bad.strip_prefix('-')?.chars().next()?;
     // `-5`, `-5f`: the obsolete count forms (head, tail, uniq, fold, split, sort's `-POS`…)
-    // that each utility rewrites before clap sees them; the utility itself decides.
-    if letter.is_ascii_digit() {
+    // that each utility rewrites before clap sees them; the utility itself decides. Elsewhere
+    // a digit is an option like any other (`rmdir -p0`).
+    const COUNT_FORMS: &[&str] = &[
+        "head", "tail", "uniq", "fold", "split", "sort", "pr", "fmt", "expand", "unexpand",
+    ];
+    if letter.is_ascii_digit() && COUNT_FORMS.contains(&name) {
         return None;
     }
     Some(format!("{name}: invalid option -- '{letter}'"))
@@ -359,6 +363,7 @@ mod tests {
         assert_eq!(check("cp", &args(&["cp", "-a", "--", "-x", "y"])), None);
         assert_eq!(check("ls", &args(&["ls", "--nope"])), None);
         assert_eq!(check("sort", &args(&["sort", "--bogus"])), Some(2));
+        assert_eq!(check("rmdir", &args(&["rmdir", "-p0", "d"])), Some(1));
     }
 
     // GNU coreutils 8.32 (Ubuntu 22.04) on these command lines.

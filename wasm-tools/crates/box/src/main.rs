@@ -12,6 +12,7 @@ mod rm_prompt;
 mod sed_errors;
 mod sleep;
 mod tac;
+mod trailing_slash;
 mod uutils_table;
 
 use std::ffi::OsString;
@@ -89,11 +90,33 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     {
         return status;
     }
+    let args = if name == "rm" || name == "rmdir" {
+        let (args, refused) = trailing_slash::strip(name, args);
+        if let Some(status) = refused {
+            // The refused directories are reported; the rest still go to rmdir.
+            let operands = args
+                .iter()
+                .skip(1)
+                .filter(|a| !a.to_string_lossy().starts_with('-'));
+            if operands.count() == 0 {
+                return status;
+            }
+            return dispatch_uutil(name, args).max(status);
+        }
+        args
+    } else {
+        args
+    };
     if name == "rm"
         && let Some(status) = rm_prompt::run(&args)
     {
         return status;
     }
+    dispatch_uutil(name, args)
+}
+
+/// A uutils utility, its command line checked for GNU's usage errors first.
+fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
     let uu_name = if name == "[" { "test" } else { name };
     let args = if uu_name == "uniq" {
         split_optional_value_bundles(args, 'D')

@@ -18,7 +18,81 @@ pub fn main(args: Vec<OsString>) -> i32 {
     if let Some(status) = refuse_bad_script(&args) {
         return status;
     }
-    sed::sed::uumain(args.into_iter())
+    match missing_inputs(&args) {
+        Some(Inputs::Done(status)) => status,
+        Some(Inputs::Without(rest)) => sed::sed::uumain(rest.into_iter()).max(CANT_READ),
+        None => sed::sed::uumain(args.into_iter()),
+    }
+}
+
+/// GNU's exit status when an input file could not be read, and for `-i` without files.
+const CANT_READ: i32 = 2;
+const NO_INPUT_FILES: i32 = 4;
+
+enum Inputs {
+    /// Nothing left to run: sed's status.
+    Done(i32),
+    /// The arguments without the input files that do not exist, already reported.
+    Without(Vec<OsString>),
+}
+
+/// Input files that do not exist. GNU sed says `can't read FILE: No such file or directory`
+/// and goes on with the next file (status 2); the crate stops at the first. Handled here when
+/// the missing files come before every readable one, so the messages still come first; `-i`
+/// with no file at all is GNU's `no input files`.
+fn missing_inputs(args: &[OsString]) -> Option<Inputs> {
+    let matches = sed::sed::uu_app().try_get_matches_from(args).ok()?;
+    let scripts_given = matches.contains_id("expression") || matches.contains_id("script-file");
+    let mut operands: Vec<(usize, std::path::PathBuf)> = Vec::new();
+    if scripts_given
+        && let (Some(i), Some(v)) = (
+            matches.index_of("script"),
+            matches.get_one::<String>("script"),
+        )
+    {
+        operands.push((i, v.into()));
+    }
+    if let (Some(indices), Some(values)) = (
+        matches.indices_of("file"),
+        matches.get_many::<std::path::PathBuf>("file"),
+    ) {
+        operands.extend(indices.zip(values.cloned()));
+    }
+    operands.sort_by_key(|(i, _)| *i);
+    let in_place = matches.value_source("in-place") == Some(clap::parser::ValueSource::CommandLine);
+    if operands.is_empty() {
+        if in_place {
+            let _ = writeln!(std::io::stderr(), "sed: no input files");
+            return Some(Inputs::Done(NO_INPUT_FILES));
+        }
+        return None;
+    }
+    let exists = |p: &std::path::Path| p == "-" || std::fs::symlink_metadata(p).is_ok();
+    let leading_missing = operands.iter().take_while(|(_, p)| !exists(p)).count();
+    if leading_missing == 0 || operands[leading_missing..].iter().any(|(_, p)| !exists(p)) {
+        return None;
+    }
+    for (_, path) in &operands[..leading_missing] {
+        let _ = writeln!(
+            std::io::stderr(),
+            "sed: can't read {}: No such file or directory",
+            path.display()
+        );
+    }
+    if leading_missing == operands.len() {
+        return Some(Inputs::Done(CANT_READ));
+    }
+    let dropped: Vec<usize> = operands[..leading_missing]
+        .iter()
+        .map(|(i, _)| *i)
+        .collect();
+    Some(Inputs::Without(
+        args.iter()
+            .enumerate()
+            .filter(|(i, _)| !dropped.contains(i))
+            .map(|(_, a)| a.clone())
+            .collect(),
+    ))
 }
 
 /// A script as given: its text (for positions), or the file it is read from.
@@ -269,6 +343,37 @@ fn gnu_message(message: &str, column: usize, line: &str) -> Option<(String, usiz
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn missing_inputs_before_readable_ones_are_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let f = tmp.path().join("f");
+        std::fs::write(&f, "a\n").unwrap();
+        let missing = tmp.path().join("nofile");
+        let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        let f = f.to_str().unwrap();
+        let missing = missing.to_str().unwrap();
+        match missing_inputs(&os(&["sed", "-n", "p", missing, f])) {
+            Some(Inputs::Without(rest)) => assert_eq!(rest, os(&["sed", "-n", "p", f])),
+            _ => panic!("the missing file is dropped"),
+        }
+        match missing_inputs(&os(&["sed", "-e", "p", missing, f])) {
+            Some(Inputs::Without(rest)) => assert_eq!(rest, os(&["sed", "-e", "p", f])),
+            _ => panic!("the missing file is dropped"),
+        }
+        assert!(matches!(
+            missing_inputs(&os(&["sed", "-i", "s/a/b/", missing])),
+            Some(Inputs::Done(2))
+        ));
+        assert!(matches!(
+            missing_inputs(&os(&["sed", "-i", "s/a/b/"])),
+            Some(Inputs::Done(4))
+        ));
+        // A missing file after a readable one is left to sed.
+        assert!(missing_inputs(&os(&["sed", "p", f, missing])).is_none());
+        assert!(missing_inputs(&os(&["sed", "p"])).is_none());
+    }
+
     use super::*;
 
     /// `sed SCRIPT` (one text script): the line printed after `sed: `.

@@ -90,6 +90,10 @@ const CASES: &[Case] = &[
         "tar cf - -T /dev/null | wc -c; tar cf e.tar --files-from=/dev/null; echo $?; tar tvf e.tar; tar cf f.tar; echo $?",
     ),
     c(
+        "tar/version-and-moot-options",
+        "tar --version; tar cf n.tar --no-check-device --sparse --no-xattrs --atime-preserve d && tar tf n.tar | sort",
+    ),
+    c(
         "tar/exclude-trailing-slash",
         "tar cf e.tar --sort=name --exclude=sub/ --exclude=d/sub/ d && tar tf e.tar && mkdir x && tar xf e.tar -C x --exclude=sub/ && find x | sort",
     ),
