@@ -459,7 +459,17 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 return 0;
             }
             K::Version => {
-                let _ = writeln!(io.out, "xargs (GNU findutils) 4.9.0");
+                // Upstream's image: Ubuntu 22.04's findutils.
+                let _ = write!(
+                    io.out,
+                    "xargs (GNU findutils) 4.8.0\n\
+                     Copyright (C) 2021 Free Software Foundation, Inc.\n\
+                     License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\n\
+                     This is free software: you are free to change and redistribute it.\n\
+                     There is NO WARRANTY, to the extent permitted by law.\n\
+                     \n\
+                     Written by Eric B. Decker, James Youngman, and Kevin Dalley.\n"
+                );
                 return 0;
             }
         }
@@ -469,6 +479,14 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
     } else {
         parsed.operands.clone()
     };
+    if o.eof.is_some() && o.split != Split::Default {
+        // GNU's message ends in a newline of its own, so a blank line follows it.
+        let _ = write!(
+            io.err,
+            "{prog}: warning: the -E option has no effect if -0 or -d is used.\n\n"
+        );
+        o.eof = None;
+    }
     if o.show_limits {
         let _ = writeln!(
             io.err,

@@ -111,6 +111,15 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         );
         return Some(1);
     }
+    if name == "tr"
+        && let Some(message) = tr_extra_operand(args)
+    {
+        let _ = write!(
+            std::io::stderr(),
+            "{message}Try 'tr --help' for more information.\n"
+        );
+        return Some(1);
+    }
     let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
     let err = app().try_get_matches_from(args.iter()).err()?;
     // Options are checked before operands, as getopt reads them all first.
@@ -136,6 +145,37 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         "{message}\nTry '{name} --help' for more information.\n"
     );
     Some(*status)
+}
+
+/// `tr` with more strings than its mode takes: one when deleting without squeezing, else two.
+/// uutils words this as GNU does but quotes the operand without escaping its backslashes
+/// (GNU: `extra operand '\\n'`).
+fn tr_extra_operand(args: &[OsString]) -> Option<String> {
+    let (mut delete, mut squeeze, mut options_end) = (false, false, false);
+    let mut operands = Vec::new();
+    for arg in args.iter().skip(1).map(|a| a.to_string_lossy()) {
+        if options_end || arg == "-" || !arg.starts_with('-') {
+            operands.push(arg.into_owned());
+            continue;
+        }
+        match arg.as_ref() {
+            "--" => options_end = true,
+            "--delete" => delete = true,
+            "--squeeze-repeats" => squeeze = true,
+            long if long.starts_with("--") => {}
+            bundle => {
+                delete |= bundle.contains('d');
+                squeeze |= bundle.contains('s');
+            }
+        }
+    }
+    let max = if delete && !squeeze { 1 } else { 2 };
+    let extra = operands.get(max)?;
+    let mut message = format!("tr: extra operand {}\n", c_locale_quote(extra));
+    if delete && !squeeze && operands.len() == 2 {
+        message.push_str("Only one string may be given when deleting without squeezing repeats.\n");
+    }
+    Some(message)
 }
 
 /// `md5sum -b -c` and friends: `--check` given with `--binary` or `--text`, which GNU's
@@ -364,6 +404,18 @@ mod tests {
         assert_eq!(check("ls", &args(&["ls", "--nope"])), None);
         assert_eq!(check("sort", &args(&["sort", "--bogus"])), Some(2));
         assert_eq!(check("rmdir", &args(&["rmdir", "-p0", "d"])), Some(1));
+        assert_eq!(
+            tr_extra_operand(&args(&["tr", "-d", " ", "\\n"])).as_deref(),
+            Some(
+                "tr: extra operand '\\\\n'\n\
+                 Only one string may be given when deleting without squeezing repeats.\n"
+            )
+        );
+        assert_eq!(tr_extra_operand(&args(&["tr", "-ds", "a", "b"])), None);
+        assert_eq!(
+            tr_extra_operand(&args(&["tr", "a", "b", "c"])).as_deref(),
+            Some("tr: extra operand 'c'\n")
+        );
     }
 
     // GNU coreutils 8.32 (Ubuntu 22.04) on these command lines.

@@ -660,13 +660,19 @@ impl<'a> Parser<'a> {
             t if t.starts_with("-newer") && t.len() == 8 => {
                 let x = t.as_bytes()[6];
                 let y = t.as_bytes()[7];
+                if !b"aBcm".contains(&x) || !b"aBcmt".contains(&y) {
+                    return err(format!("invalid predicate `{t}'"));
+                }
                 let field = match x {
                     b'a' => TimeField::Access,
                     b'c' => TimeField::Change,
                     b'm' => TimeField::Modify,
                     _ => return err(format!("unknown predicate `{t}'")),
                 };
-                let a = self.arg(tok)?;
+                // GNU words a missing reference for these differently from other tests.
+                let a = self
+                    .arg(tok)
+                    .or_else(|_| err(format!("The '{t}' test needs an argument")))?;
                 let reference = if y == b't' {
                     match parse_date(&a) {
                         Some(ns) => ns,
@@ -1001,6 +1007,12 @@ mod tests {
     fn gnu_error_texts() {
         assert_eq!(e(&[".", "-foo"]), "unknown predicate `-foo'");
         assert_eq!(e(&[".", "-name"]), "missing argument to `-name'");
+        // findutils 4.8 (upstream's image).
+        assert_eq!(
+            e(&[".", "-newermt"]),
+            "The '-newermt' test needs an argument"
+        );
+        assert_eq!(e(&[".", "-newerxt", "x"]), "invalid predicate `-newerxt'");
         assert_eq!(
             e(&[".", "-name", "a", "/nonexistent-b"]),
             "paths must precede expression: `/nonexistent-b'"
