@@ -5,6 +5,7 @@
 
 mod cat;
 mod cp_modes;
+mod date_format;
 mod date_set;
 mod gnu_usage;
 mod od_types;
@@ -85,6 +86,14 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     if name == "sed" {
         return run_sed(args);
     }
+    let args = if name == "date" {
+        match date_format::prepare(args) {
+            Ok(args) => args,
+            Err(status) => return status,
+        }
+    } else {
+        args
+    };
     if name == "date"
         && let Some(status) = date_set::run(&args)
     {
