@@ -129,6 +129,16 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     if let Some(status) = empty_operand(name, &err, args) {
         return Some(status);
     }
+    // getopt reads every option before any operand counts, so an unknown option anywhere
+    // is the error, even where clap first met one operand too many (`unlink a b -s`, which
+    // clap reports as the unexpected argument `b`).
+    if let Some(message) = first_unknown_option(name, *app, args) {
+        let _ = write!(
+            std::io::stderr(),
+            "{message}\nTry '{name} --help' for more information.\n"
+        );
+        return Some(*status);
+    }
     let message = match err.kind() {
         ErrorKind::MissingRequiredArgument => missing_operand(name, args),
         ErrorKind::UnknownArgument => {
@@ -297,6 +307,27 @@ fn extra_operand(name: &str, args: &[OsString]) -> Option<String> {
     operands.get(*limit).cloned()
 }
 
+/// GNU's line for the first argument that, on its own, is an option `name` does not know.
+fn first_unknown_option(name: &str, app: App, args: &[OsString]) -> Option<String> {
+    for arg in args.iter().skip(1) {
+        let text = arg.to_string_lossy();
+        if text == "--" {
+            return None;
+        }
+        if !text.starts_with('-') || text == "-" {
+            continue;
+        }
+        let alone = [OsString::from(name), arg.clone()];
+        if let Err(e) = app().try_get_matches_from(alone.iter())
+            && e.kind() == ErrorKind::UnknownArgument
+            && let Some(ContextValue::String(bad)) = e.get(ContextKind::InvalidArg)
+        {
+            return unknown_option(name, bad, args);
+        }
+    }
+    None
+}
+
 /// GNU's first line for the unknown option clap reported as `bad` (`--exclude`, `-z`).
 fn unknown_option(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
     if let Some(long) = bad.strip_prefix("--") {
@@ -404,6 +435,15 @@ mod tests {
         assert_eq!(check("ls", &args(&["ls", "--nope"])), None);
         assert_eq!(check("sort", &args(&["sort", "--bogus"])), Some(2));
         assert_eq!(check("rmdir", &args(&["rmdir", "-p0", "d"])), Some(1));
+        assert_eq!(
+            first_unknown_option(
+                "unlink",
+                uu_unlink::uu_app,
+                &args(&["unlink", "/root/foobar", "ln", "-s", "x"])
+            )
+            .as_deref(),
+            Some("unlink: invalid option -- 's'")
+        );
         assert_eq!(
             tr_extra_operand(&args(&["tr", "-d", " ", "\\n"])).as_deref(),
             Some(
