@@ -225,6 +225,23 @@ fn skip_reason(action: &str) -> Option<&'static str> {
         .map(|(_, reason)| reason)
 }
 
+/// Whether only the output differs, and only in how the writes of commands running at once
+/// (a pipeline's stages, a background job) interleaved: the same bytes in another order.
+fn interleaved(row: &conformance::Row) -> bool {
+    let only_output = row.causes.len() == 1
+        && serde_json::to_value(row.causes[0])
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            == Some("output".to_string());
+    let concurrent = row.command.contains('|') || row.command.contains('&');
+    let sorted = |s: &str| {
+        let mut b = s.as_bytes().to_vec();
+        b.sort_unstable();
+        b
+    };
+    only_output && concurrent && sorted(&row.ours_output) == sorted(&row.native_output)
+}
+
 /// A disagreement's reason for the known-differences file: what differs, and the class of
 /// command when it is one whose answer cannot match (the clock, the machine, randomness).
 fn known_reason(row: &conformance::Row) -> String {
@@ -255,6 +272,8 @@ fn known_reason(row: &conformance::Row) -> String {
         "the clock or file times"
     } else if searches_the_whole_system(&words) {
         "the base system's files (a search from /, where upstream's image has all of Ubuntu)"
+    } else if interleaved(row) {
+        "the order concurrent commands wrote in (the same bytes, interleaved otherwise)"
     } else if row.order_dependent {
         "the listing order (GNU answers differently when directories list their entries in \
          another order)"

@@ -114,9 +114,9 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     if name == "tr"
         && let Some(message) = tr_extra_operand(args)
     {
-        let _ = write!(
+        let _ = writeln!(
             std::io::stderr(),
-            "{message}Try 'tr --help' for more information.\n"
+            "{message}Try 'tr --help' for more information."
         );
         return Some(1);
     }
