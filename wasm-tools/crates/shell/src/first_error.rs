@@ -341,8 +341,8 @@ fn word_end(b: &[u8], mut i: usize) -> Option<usize> {
             b'\\' => i += 2,
             b'\'' => i = find(b, i + 1, b'\'')? + 1,
             b'"' => i = double_quoted_end(b, i + 1)?,
-            b'`' => i = backquote_end(b, i + 1)?,
-            b'$' if b.get(i + 1) == Some(&b'\'') => i = ansi_c_end(b, i + 2)?,
+            b'`' => i = escaped_run_end(b, i + 1, b'`')?,
+            b'$' if b.get(i + 1) == Some(&b'\'') => i = escaped_run_end(b, i + 2, b'\'')?,
             b'$' if b.get(i + 1) == Some(&b'(') => i = paren_end(b, i + 2)?,
             b'$' if b.get(i + 1) == Some(&b'{') => i = brace_end(b, i + 2)?,
             b'<' | b'>' if b.get(i + 1) == Some(&b'(') => i = paren_end(b, i + 2)?,
@@ -408,7 +408,7 @@ fn double_quoted_end(b: &[u8], mut i: usize) -> Option<usize> {
         match b[i] {
             b'\\' => i += 2,
             b'"' => return Some(i + 1),
-            b'`' => i = backquote_end(b, i + 1)?,
+            b'`' => i = escaped_run_end(b, i + 1, b'`')?,
             b'$' if b.get(i + 1) == Some(&b'(') => i = paren_end(b, i + 2)?,
             b'$' if b.get(i + 1) == Some(&b'{') => i = brace_end(b, i + 2)?,
             _ => i += 1,
@@ -417,22 +417,13 @@ fn double_quoted_end(b: &[u8], mut i: usize) -> Option<usize> {
     None
 }
 
-fn backquote_end(b: &[u8], mut i: usize) -> Option<usize> {
+/// Past the `close` byte that ends a quoted run starting at `i` (a backslash escapes the byte
+/// after it): backquotes and `$'…'`.
+fn escaped_run_end(b: &[u8], mut i: usize, close: u8) -> Option<usize> {
     while i < b.len() {
         match b[i] {
             b'\\' => i += 2,
-            b'`' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-fn ansi_c_end(b: &[u8], mut i: usize) -> Option<usize> {
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'\'' => return Some(i + 1),
+            c if c == close => return Some(i + 1),
             _ => i += 1,
         }
     }
@@ -447,7 +438,7 @@ fn paren_end(b: &[u8], mut i: usize) -> Option<usize> {
             b'\\' => i += 2,
             b'\'' => i = find(b, i + 1, b'\'')? + 1,
             b'"' => i = double_quoted_end(b, i + 1)?,
-            b'`' => i = backquote_end(b, i + 1)?,
+            b'`' => i = escaped_run_end(b, i + 1, b'`')?,
             b'(' => {
                 depth += 1;
                 i += 1;

@@ -208,6 +208,15 @@ pub struct Outcome {
     pub status: i32,
 }
 
+impl Outcome {
+    /// The outcome with `message` reported and bash's status 1.
+    fn failed(mut self, message: String) -> Outcome {
+        self.errors.push(message);
+        self.status = 1;
+        self
+    }
+}
+
 pub const USAGE: &str = "bind: usage: bind [-lpsvPSVX] [-m keymap] [-f filename] [-q name] [-u name] [-r keyseq] [-x keyseq:shell-command] [keyseq:readline-function or readline-command]";
 
 impl Bindings {
@@ -261,11 +270,7 @@ impl Bindings {
             Some(name) => match Keymap::named(name) {
                 Some(k) => k,
                 None => {
-                    outcome
-                        .errors
-                        .push(format!("`{name}': invalid keymap name"));
-                    outcome.status = 1;
-                    return outcome;
+                    return outcome.failed(format!("`{name}': invalid keymap name"));
                 }
             },
         };
@@ -295,19 +300,13 @@ impl Bindings {
         if let Some(file) = &request.file
             && let Err(why) = read_file(file)
         {
-            outcome.errors.push(format!("{file}: cannot read: {why}"));
-            outcome.status = 1;
-            return outcome;
+            return outcome.failed(format!("{file}: cannot read: {why}"));
         }
         if let Some(function) = &request.query {
             let table = self.table(keymap);
             match table.keys_of(function) {
                 None => {
-                    outcome
-                        .errors
-                        .push(format!("`{function}': unknown function name"));
-                    outcome.status = 1;
-                    return outcome;
+                    return outcome.failed(format!("`{function}': unknown function name"));
                 }
                 Some([]) => {
                     out.extend_from_slice(
@@ -331,11 +330,7 @@ impl Bindings {
             {
                 Some((_, keys)) => keys.clear(),
                 None => {
-                    outcome
-                        .errors
-                        .push(format!("`{function}': unknown function name"));
-                    outcome.status = 1;
-                    return outcome;
+                    return outcome.failed(format!("`{function}': unknown function name"));
                 }
             }
         }
@@ -352,11 +347,9 @@ impl Bindings {
                     self.commands.push((keys, command.to_string()));
                 }
                 None => {
-                    outcome.errors.push(format!(
+                    return outcome.failed(format!(
                         "{spec}: first non-whitespace character is not `\"'"
                     ));
-                    outcome.status = 1;
-                    return outcome;
                 }
             }
         }
