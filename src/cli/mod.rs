@@ -15,6 +15,7 @@ mod server;
 mod shell;
 mod sql;
 
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use intercode::env::EnvSpec;
 use std::path::PathBuf;
@@ -451,6 +452,12 @@ pub fn parse_indices(spec: &str) -> anyhow::Result<Vec<usize>> {
 
 /// Parses `--clock`: RFC 3339 UTC (`2023-06-01T00:00:00Z`), a date, or epoch seconds.
 pub fn parse_clock(s: &str) -> anyhow::Result<intercode::sandbox::PinnedClock> {
+    clock_from_text(s).with_context(|| {
+        format!("--clock {s:?}: expected YYYY-MM-DDTHH:MM:SSZ, a date (YYYY-MM-DD) or seconds since the epoch")
+    })
+}
+
+fn clock_from_text(s: &str) -> anyhow::Result<intercode::sandbox::PinnedClock> {
     if let Ok(n) = s.parse::<i64>() {
         return Ok(intercode::sandbox::PinnedClock::at_unix(n));
     }
@@ -458,10 +465,7 @@ pub fn parse_clock(s: &str) -> anyhow::Result<intercode::sandbox::PinnedClock> {
     let (date, time) = s.split_once('T').unwrap_or((s, "00:00:00"));
     let d: Vec<i64> = date.split('-').map(str::parse).collect::<Result<_, _>>()?;
     let t: Vec<i64> = time.split(':').map(str::parse).collect::<Result<_, _>>()?;
-    anyhow::ensure!(
-        d.len() == 3 && t.len() == 3,
-        "expected YYYY-MM-DDTHH:MM:SSZ"
-    );
+    anyhow::ensure!(d.len() == 3 && t.len() == 3, "not a date and time");
     let days = days_from_civil(d[0], d[1], d[2]);
     Ok(intercode::sandbox::PinnedClock::at_unix(
         days * 86400 + t[0] * 3600 + t[1] * 60 + t[2],
@@ -490,7 +494,9 @@ mod tests {
             1_685_577_600
         );
         assert_eq!(parse_clock("0").unwrap().unix_seconds(), 0);
-        assert!(parse_clock("yesterday").is_err());
+        let err = format!("{:#}", parse_clock("yesterday").unwrap_err());
+        assert!(err.starts_with("--clock \"yesterday\": expected"), "{err}");
+        assert!(parse_clock("2023-06-01T00:00").is_err());
     }
 
     #[test]
