@@ -1,30 +1,14 @@
 //! `strftime` and `mktime` as mawk 1.3.4 provides them, in UTC: the sandbox, like upstream's
 //! containers (no `TZ`, no `/etc/localtime`), runs on UTC, so `%Z` is `UTC` and `%z` `+0000`.
 
-/// Days since 1970-01-01 → (year, month 1-12, day 1-31), proleptic Gregorian.
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
+use crate::common::time::civil_from_days;
 
-/// (year, month, day) → days since 1970-01-01; month may be out of 1..=12 (normalised).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+/// (year, month, day) → days since 1970-01-01, as mktime counts: a month outside 1..=12 moves
+/// the year, and a day outside the month runs on into the next ones.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = y + (m - 1).div_euclid(12);
     let m = (m - 1).rem_euclid(12) + 1;
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468 + (d - 1)
+    crate::common::time::days_from_civil(y, m as u32, 1) + (d - 1)
 }
 
 fn is_leap(y: i64) -> bool {
