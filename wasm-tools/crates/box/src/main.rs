@@ -8,6 +8,7 @@ mod cp_modes;
 mod date_format;
 mod date_set;
 mod gnu_usage;
+mod od_inputs;
 mod od_types;
 mod rm_prompt;
 mod sed_errors;
@@ -136,10 +137,16 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
         if let Some(status) = gnu_usage::check(uu_name, &args) {
             return status;
         }
-        if uu_name == "od"
-            && let Some(status) = od_types::check(&args)
-        {
-            return status;
+        if uu_name == "od" {
+            if let Some(status) = od_types::check(&args) {
+                return status;
+            }
+            let (args, reported) = od_inputs::drop_unopenable(args);
+            if args.is_empty() {
+                return 1;
+            }
+            let status = f(args.into_iter());
+            return if reported { status.max(1) } else { status };
         }
         return f(args.into_iter());
     }

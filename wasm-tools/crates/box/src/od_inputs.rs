@@ -1,0 +1,131 @@
+//! GNU od reads its files one after the other as one stream: a file it cannot open is
+//! reported (`od: NAME: No such file or directory`) and skipped, the others are dumped, and the
+//! dump still ends with the final offset; the status is 1. uutils' od leaves that last offset
+//! line out once any input failed. Files that cannot be opened are therefore reported here and
+//! left off the command line before uutils runs; if none is left, nothing is dumped (as in GNU).
+//!
+//! Only plain command lines are touched. `-N` may stop GNU before it reaches a missing file,
+//! an operand starting with `+` or a digit may be an offset (`od FILE 10`), `--traditional`
+//! changes what operands mean, and a name GNU would quote is left to uutils' own message.
+
+use std::ffi::OsString;
+use std::io::Write;
+
+/// The command line to run, and whether an input was reported (the status is then 1).
+pub fn drop_unopenable(args: Vec<OsString>) -> (Vec<OsString>, bool) {
+    let Some(operands) = file_operands(&args) else {
+        return (args, false);
+    };
+    let mut drop = Vec::new();
+    for &at in &operands {
+        let name = args[at].to_string_lossy();
+        if name == "-" {
+            continue;
+        }
+        let reason = match std::fs::File::open(&*name) {
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "No such file or directory",
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => "Permission denied",
+            Err(_) => continue,
+        };
+        if !name.bytes().all(is_unquoted_in_gnu_messages) {
+            return (args, false);
+        }
+        drop.push((at, format!("od: {name}: {reason}")));
+    }
+    if drop.is_empty() {
+        return (args, false);
+    }
+    let mut stderr = std::io::stderr();
+    for (_, message) in &drop {
+        let _ = writeln!(stderr, "{message}");
+    }
+    let all_gone = drop.len() == operands.len();
+    let kept: Vec<OsString> = args
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.iter().any(|(at, _)| at == i))
+        .map(|(_, a)| a)
+        .collect();
+    if all_gone {
+        // Nothing left to read: GNU dumps nothing at all.
+        return (Vec::new(), true);
+    }
+    (kept, true)
+}
+
+/// Indices of the file operands, or `None` when the command line is one this module leaves
+/// alone (see the module comment).
+fn file_operands(args: &[OsString]) -> Option<Vec<usize>> {
+    let mut operands = Vec::new();
+    let mut i = 1;
+    let mut options_end = false;
+    while i < args.len() {
+        let a = args[i].to_str()?;
+        if options_end || a == "-" || !a.starts_with('-') {
+            if a.starts_with('+') || a.starts_with(|c: char| c.is_ascii_digit()) {
+                return None;
+            }
+            operands.push(i);
+        } else if a == "--" {
+            options_end = true;
+        } else if let Some(long) = a.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            match name {
+                "read-bytes" | "traditional" => return None,
+                // Options whose value may be the next word.
+                "address-radix" | "skip-bytes" | "format" | "endian" if !long.contains('=') => {
+                    i += 1;
+                }
+                _ => {}
+            }
+        } else {
+            for (at, c) in a.char_indices().skip(1) {
+                match c {
+                    'N' => return None,
+                    't' | 'A' | 'j' | 'S' => {
+                        if a.len() == at + 1 {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    // `-w[BYTES]`: its value, if any, is in the same word.
+                    'w' => break,
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    }
+    Some(operands)
+}
+
+/// Bytes GNU's file-name quoting leaves as they are (a name with others is quoted: `'a b'`).
+fn is_unquoted_in_gnu_messages(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"/._-+,:@%^=".contains(&b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<OsString> {
+        line.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn operands_and_the_command_lines_left_alone() {
+        assert_eq!(file_operands(&words("od -c a b")), Some(vec![2, 3]));
+        assert_eq!(file_operands(&words("od -t x1 a -j 2 b")), Some(vec![3, 6]));
+        assert_eq!(
+            file_operands(&words("od -tx1 --format x2 a")),
+            Some(vec![4])
+        );
+        assert_eq!(file_operands(&words("od -w8 -- -a")), Some(vec![3]));
+        assert_eq!(file_operands(&words("od -N 1 a b")), None);
+        assert_eq!(file_operands(&words("od --read-bytes=1 a b")), None);
+        assert_eq!(file_operands(&words("od a 10")), None);
+        assert_eq!(file_operands(&words("od a +1")), None);
+        assert_eq!(file_operands(&words("od --traditional a")), None);
+    }
+}
