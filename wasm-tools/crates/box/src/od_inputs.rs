@@ -8,6 +8,7 @@
 //! an operand starting with `+` or a digit may be an offset (`od FILE 10`), `--traditional`
 //! changes what operands mean, and a name GNU would quote is left to uutils' own message.
 
+use crate::od_args::{self, Arg};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -58,44 +59,20 @@ pub fn drop_unopenable(args: Vec<OsString>) -> (Vec<OsString>, bool) {
 /// alone (see the module comment).
 fn file_operands(args: &[OsString]) -> Option<Vec<usize>> {
     let mut operands = Vec::new();
-    let mut i = 1;
-    let mut options_end = false;
-    while i < args.len() {
-        let a = args[i].to_str()?;
-        if options_end || a == "-" || !a.starts_with('-') {
-            if a.starts_with('+') || a.starts_with(|c: char| c.is_ascii_digit()) {
+    for arg in od_args::parse(args) {
+        match arg {
+            Arg::Option(name) if matches!(name.as_str(), "N" | "read-bytes" | "traditional") => {
                 return None;
             }
-            operands.push(i);
-        } else if a == "--" {
-            options_end = true;
-        } else if let Some(long) = a.strip_prefix("--") {
-            let name = long.split('=').next().unwrap_or(long);
-            match name {
-                "read-bytes" | "traditional" => return None,
-                // Options whose value may be the next word.
-                "address-radix" | "skip-bytes" | "format" | "endian" if !long.contains('=') => {
-                    i += 1;
+            Arg::Operand(at) => {
+                let word = args[at].to_str()?;
+                if word.starts_with('+') || word.starts_with(|c: char| c.is_ascii_digit()) {
+                    return None;
                 }
-                _ => {}
+                operands.push(at);
             }
-        } else {
-            for (at, c) in a.char_indices().skip(1) {
-                match c {
-                    'N' => return None,
-                    't' | 'A' | 'j' | 'S' => {
-                        if a.len() == at + 1 {
-                            i += 1;
-                        }
-                        break;
-                    }
-                    // `-w[BYTES]`: its value, if any, is in the same word.
-                    'w' => break,
-                    _ => {}
-                }
-            }
+            _ => {}
         }
-        i += 1;
     }
     Some(operands)
 }

@@ -4,6 +4,7 @@
 //! way. The grammar is GNU's: letters `a c d f o u x`, a size after `d o u x` (digits or
 //! `C S I L`) and after `f` (digits or `F D L`), each unit optionally followed by `z`.
 
+use crate::od_args::{self, Arg};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -25,53 +26,13 @@ pub fn check(args: &[OsString]) -> Option<i32> {
 
 /// The values of `-t TYPE`, `-tTYPE`, `--format=TYPE` and `--format TYPE`, up to `--`.
 fn type_strings(args: &[OsString]) -> Vec<String> {
-    let args: Vec<String> = args
-        .iter()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "--" {
-            break;
-        }
-        if let Some(v) = a.strip_prefix("--format=") {
-            out.push(v.to_string());
-        } else if a == "--format" {
-            out.extend(args.get(i + 1).cloned());
-            i += 1;
-        } else if a.starts_with('-') && !a.starts_with("--") {
-            // A bundle of short options: `-t` takes the rest of the word, or the next word.
-            // Options that take a value end the bundle as well.
-            for (at, c) in a.char_indices().skip(1) {
-                match c {
-                    't' => {
-                        let rest = &a[at + 1..];
-                        if rest.is_empty() {
-                            out.extend(args.get(i + 1).cloned());
-                            i += 1;
-                        } else {
-                            out.push(rest.to_string());
-                        }
-                        break;
-                    }
-                    'A' | 'j' | 'N' | 'S' => {
-                        if a.len() == at + 1 {
-                            i += 1;
-                        }
-                        break;
-                    }
-                    // `-w[BYTES]`: its value, if any, is in the same word.
-                    'w' => break,
-                    _ => {}
-                }
-            }
-        }
-        i += 1;
-    }
-    out
+    od_args::parse(args)
+        .into_iter()
+        .filter_map(|arg| match arg {
+            Arg::Type(spec) => Some(spec),
+            _ => None,
+        })
+        .collect()
 }
 
 fn validate(spec: &str) -> Result<(), String> {
