@@ -557,13 +557,12 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
         }
         "version" => {
             print!(
-                "tar (GNU tar) 1.34\n\
-                 Copyright (C) 2021 Free Software Foundation, Inc.\n\
-                 License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\n\
-                 This is free software: you are free to change and redistribute it.\n\
-                 There is NO WARRANTY, to the extent permitted by law.\n\
-                 \n\
-                 Written by John Gilmore and Jay Fenlason.\n"
+                "{}",
+                crate::common::gnu_version(
+                    "tar (GNU tar) 1.34",
+                    2021,
+                    "John Gilmore and Jay Fenlason"
+                )
             );
             std::process::exit(0);
         }

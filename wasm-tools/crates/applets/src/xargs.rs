@@ -462,13 +462,12 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 // Upstream's image: Ubuntu 22.04's findutils.
                 let _ = write!(
                     io.out,
-                    "xargs (GNU findutils) 4.8.0\n\
-                     Copyright (C) 2021 Free Software Foundation, Inc.\n\
-                     License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\n\
-                     This is free software: you are free to change and redistribute it.\n\
-                     There is NO WARRANTY, to the extent permitted by law.\n\
-                     \n\
-                     Written by Eric B. Decker, James Youngman, and Kevin Dalley.\n"
+                    "{}",
+                    crate::common::gnu_version(
+                        "xargs (GNU findutils) 4.8.0",
+                        2021,
+                        "Eric B. Decker, James Youngman, and Kevin Dalley"
+                    )
                 );
                 return 0;
             }

@@ -41,17 +41,16 @@ pub fn drop_unopenable(args: Vec<OsString>) -> (Vec<OsString>, bool) {
     for (_, message) in &drop {
         let _ = writeln!(stderr, "{message}");
     }
-    let all_gone = drop.len() == operands.len();
-    let kept: Vec<OsString> = args
+    if drop.len() == operands.len() {
+        // Nothing left to read: GNU dumps nothing at all.
+        return (Vec::new(), true);
+    }
+    let kept = args
         .into_iter()
         .enumerate()
         .filter(|(i, _)| !drop.iter().any(|(at, _)| at == i))
         .map(|(_, a)| a)
         .collect();
-    if all_gone {
-        // Nothing left to read: GNU dumps nothing at all.
-        return (Vec::new(), true);
-    }
     (kept, true)
 }
 

@@ -2,7 +2,8 @@
 //! wiring with glibc-like buffering ([`io`]), error texts and user/group names ([`sys`]), UTC
 //! time formatting ([`time`]), permission strings and symbolic modes ([`mode`]), shell-style
 //! wildcards ([`glob`]), human-readable sizes ([`human`]), running other applets ([`exec`]),
-//! GNU regular expressions on pure-Rust engines ([`rx`]).
+//! GNU regular expressions on pure-Rust engines ([`rx`]), and the `--version` text of a GNU
+//! program ([`gnu_version`]).
 //!
 //! Everything here assumes the C locale, which is what upstream InterCode's containers ran
 //! with (no `LANG` set): bytes, not characters; ASCII case folding; `'quotes'` in messages.
@@ -19,3 +20,17 @@ pub mod sys;
 pub mod time;
 
 pub use io::Io;
+
+/// `--version` as a GNU program of upstream's image prints it: the name line (`tar (GNU tar)
+/// 1.34`), the copyright year, GPLv3's three lines and the authors (`Written by …`).
+pub fn gnu_version(name_line: &str, year: u16, authors: &str) -> String {
+    format!(
+        "{name_line}\n\
+         Copyright (C) {year} Free Software Foundation, Inc.\n\
+         License GPLv3+: GNU GPL version 3 or later <https://gnu.org/licenses/gpl.html>.\n\
+         This is free software: you are free to change and redistribute it.\n\
+         There is NO WARRANTY, to the extent permitted by law.\n\
+         \n\
+         Written by {authors}.\n"
+    )
+}
