@@ -427,8 +427,16 @@ pub fn upstream_argv(action: &str) -> Option<Vec<String>> {
     super::shlex::split(&line)
 }
 
-/// Names the guest answers to, asked from the guest itself once per process.
+/// Programs the guest answers to, asked from the guest itself once per process: they get a
+/// placeholder in `/usr/bin`.
+///
+/// The shell's `compgen -c` also lists its builtins and keywords, which have no program in
+/// Ubuntu's `/usr/bin` (`which cd` finds nothing there, `xargs cd` cannot run), except these.
 fn applet_names(sandbox: &Sandbox) -> crate::Result<Vec<String>> {
+    /// The builtins Ubuntu 22.04 also ships as programs (coreutils, procps).
+    const BUILTINS_THAT_ARE_PROGRAMS: [&str; 8] = [
+        "[", "echo", "false", "kill", "printf", "pwd", "test", "true",
+    ];
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     if let Some(n) = NAMES.get() {
         return Ok(n.clone());
@@ -439,7 +447,11 @@ fn applet_names(sandbox: &Sandbox) -> crate::Result<Vec<String>> {
         dir.dir(),
         None,
         &RunRequest {
-            argv: vec!["bash".into(), "-c".into(), "compgen -c".into()],
+            argv: vec![
+                "bash".into(),
+                "-c".into(),
+                "compgen -c; echo /; compgen -b; compgen -k".into(),
+            ],
             env: vec![],
             cwd: "/".into(),
             stdin: None,
@@ -448,13 +460,21 @@ fn applet_names(sandbox: &Sandbox) -> crate::Result<Vec<String>> {
         },
         &Limits::default(),
     )?;
-    let builtins = ["sh", "bash"];
-    let mut names: Vec<String> = String::from_utf8_lossy(&out.output)
+    let listing = String::from_utf8_lossy(&out.output);
+    // `/` cannot be a command name: it separates the two answers.
+    let (commands, shell_words) = listing.split_once("\n/\n").unwrap_or((&listing, ""));
+    let mut shell_only: std::collections::HashSet<&str> = shell_words
         .lines()
-        .map(str::to_string)
-        .filter(|n| !n.is_empty())
+        .filter(|w| !BUILTINS_THAT_ARE_PROGRAMS.contains(w))
         .collect();
-    names.extend(builtins.iter().map(|s| s.to_string()));
+    // The module's own name, which it answers to as the shell.
+    shell_only.insert("intercode-box");
+    let mut names: Vec<String> = commands
+        .lines()
+        .filter(|n| !n.is_empty() && !shell_only.contains(n))
+        .map(str::to_string)
+        .collect();
+    names.extend(["sh", "bash"].iter().map(|s| s.to_string()));
     names.sort();
     names.dedup();
     Ok(NAMES.get_or_init(|| names).clone())

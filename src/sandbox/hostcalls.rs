@@ -132,31 +132,6 @@ enum Target {
     Handle(HandleId),
 }
 
-/// `rel` (relative to the episode's root) without the `.` and `..` components it starts
-/// with: `/..` is `/` (`ln -s x ..` in `/` links `/x`), and cap-std refuses any `..` that would
-/// climb out of the root. A `..` after a name is left alone (the name may be a symbolic link).
-fn strip_leading_dots(rel: &str) -> &str {
-    let mut rest = rel;
-    let mut climbed = false;
-    loop {
-        let (first, after) = rest.split_once('/').unwrap_or((rest, ""));
-        match first {
-            ".." => climbed = true,
-            "." | "" if !rest.is_empty() => {}
-            _ => break,
-        }
-        rest = after;
-        if rest.is_empty() {
-            break;
-        }
-    }
-    match (climbed, rest.is_empty()) {
-        (false, _) => rel,
-        (true, true) => ".",
-        (true, false) => rest,
-    }
-}
-
 fn target_of(path: &str) -> Result<Target, i32> {
     match path {
         "/dev/null" | "/dev/zero" => return Ok(Target::Null),
@@ -176,9 +151,19 @@ fn target_of(path: &str) -> Result<Target, i32> {
         }
         return Ok(Target::Handle(n));
     }
-    let rel = path.strip_prefix('/').ok_or(errno::EINVAL)?;
-    let rel = strip_leading_dots(rel);
-    let rel = rel.trim_end_matches('/');
+    if !path.starts_with('/') {
+        // The guest sends absolute paths; an empty one names nothing, as on Linux.
+        return Err(if path.is_empty() {
+            errno::ENOENT
+        } else {
+            errno::EINVAL
+        });
+    }
+    // `/..` is `/` (`ln -s x ..` in `/` links `/x`): the root refuses any `..` leading out.
+    let within_root = hostcalls::paths::above_root_resolved(path.as_bytes())
+        .and_then(|p| String::from_utf8(p).ok());
+    let path = within_root.as_deref().unwrap_or(path);
+    let rel = path[1..].trim_end_matches('/');
     Ok(Target::Path(if rel.is_empty() {
         PathBuf::from(".")
     } else {
@@ -553,6 +538,57 @@ fn open_in_root(state: &ProcState, rel: &std::path::Path, flags: u32) -> Result<
     Ok(file.into_std())
 }
 
+/// A directory's link count as upstream's container reported it.
+///
+/// Upstream ran on overlayfs, which reports 1 for a directory merged from several layers and
+/// the real count (2, plus one per subdirectory) for one that lives in a single layer. Its logs
+/// show 1 for `/`, for the image directories its Dockerfile changed (`/etc`, `/root`, `/usr`,
+/// `/var`: about 30 listings each) and for the task trees' top directories (`/system`,
+/// `/workspace`: 10 listings against 1), and real counts elsewhere: `boot 2`, `dev 5`, and
+/// inside the trees `dir1 2`, `dir2 3` (85 listings; fs_1's logs show 1 for its subdirectories
+/// after earlier episodes had copied them up, which a fresh container would not).
+fn directory_links(dir: &cap_std::fs::Dir, rel: &std::path::Path) -> u64 {
+    const MERGED_TOP_LEVEL: [&str; 7] = [
+        "etc",
+        "root",
+        "usr",
+        "var",
+        "testbed",
+        "system",
+        "workspace",
+    ];
+    let mut names = Vec::new();
+    for component in rel.components() {
+        match component {
+            std::path::Component::Normal(name) => names.push(name),
+            std::path::Component::ParentDir => {
+                names.pop();
+            }
+            _ => {}
+        }
+    }
+    let merged_in_upstream = match names.as_slice() {
+        [] => true,
+        [top] => MERGED_TOP_LEVEL.iter().any(|m| top == m),
+        _ => false,
+    };
+    if merged_in_upstream {
+        return 1;
+    }
+    let listing = if names.is_empty() {
+        dir.entries()
+    } else {
+        dir.read_dir(rel)
+    };
+    let subdirectories = listing.map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+            .count() as u64
+    });
+    2 + subdirectories
+}
+
 /// Bits of the guest's `OpenFlags`.
 struct OpenBits(u32);
 impl OpenBits {
@@ -580,7 +616,8 @@ impl OpenBits {
 ///
 /// Deliberate departures from the raw host values, so that outputs look like upstream's
 /// container: owners are always root (the episode runs as root; the host user is irrelevant),
-/// and directories report one link, as overlayfs did in upstream's Docker image.
+/// and a directory's link count is the one upstream showed (see [`directory_links`]), whatever
+/// the host's filesystem counts (btrfs and some overlays always say 1).
 ///
 /// With `names_a_directory` (the guest's path ended in `/`), the last symlink is followed and
 /// anything but a directory is "Not a directory", as Linux answers.
@@ -601,7 +638,11 @@ fn stat_words(
         return Err(errno::ENOTDIR);
     }
     let ns = |s: i64, n: i64| (s.saturating_mul(1_000_000_000).saturating_add(n)) as u64;
-    let nlink = if meta.is_dir() { 1 } else { meta.nlink() };
+    let nlink = if meta.is_dir() {
+        directory_links(dir, rel)
+    } else {
+        meta.nlink()
+    };
     // Sizes and blocks as on upstream's ext4-backed container, whatever filesystem holds the
     // episode (tmpfs reports directory sizes like 220 and 0 blocks): a directory is one 4 KiB
     // block, a file takes whole 4 KiB blocks. `du`, `ls -s`, `find -size` depend on this.
@@ -637,17 +678,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_climb_above_the_root_is_dropped() {
-        assert_eq!(strip_leading_dots(".."), ".");
-        assert_eq!(strip_leading_dots("../etc/hostname"), "etc/hostname");
-        assert_eq!(strip_leading_dots("./../../testbed/"), "testbed/");
-        assert_eq!(strip_leading_dots("../"), ".");
-        // Nothing climbs: the path is the guest's own.
-        assert_eq!(strip_leading_dots("etc/../x"), "etc/../x");
-        assert_eq!(strip_leading_dots("./a"), "./a");
-        assert_eq!(strip_leading_dots("."), ".");
-        assert_eq!(strip_leading_dots(""), "");
-        assert_eq!(strip_leading_dots("..a/b"), "..a/b");
+    fn paths_above_the_root_stay_at_the_root() {
+        let rel = |p: &str| match target_of(p) {
+            Ok(Target::Path(rel)) => rel.to_string_lossy().into_owned(),
+            _ => panic!("{p} is not a path"),
+        };
+        assert_eq!(rel("/.."), ".");
+        assert_eq!(rel("/../etc/hostname"), "etc/hostname");
+        assert_eq!(rel("/./../../testbed/"), "testbed");
+        assert_eq!(rel("/testbed/../.."), ".");
+        // Nothing climbs above the root: the path is the guest's own.
+        assert_eq!(rel("/etc/../x"), "etc/../x");
+        assert_eq!(rel("/..a/b"), "..a/b");
+        assert!(matches!(target_of(""), Err(e) if e == errno::ENOENT));
     }
 
     #[test]

@@ -136,6 +136,12 @@ impl Du<'_, '_> {
         if self.write_error.is_some() {
             return 0;
         }
+        if path.is_empty() {
+            // fts refuses the name before looking at the disk.
+            let _ = writeln!(self.io.err, "{}: invalid zero-length file name", self.prog);
+            self.status = 1;
+            return 0;
+        }
         let follow = self.deref || (depth == 0 && self.deref_args);
         let st = match hostcalls::stat(path, follow) {
             Ok(s) => s,
@@ -258,7 +264,12 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             K::MaxDepth => match getopt::parse_uint(&arg) {
                 Some(n) => du.max_depth = Some(n as usize),
                 None => {
-                    let _ = writeln!(du.io.err, "{prog}: invalid maximum depth '{arg}'");
+                    // GNU follows this one with its usage hint.
+                    let _ = writeln!(
+                        du.io.err,
+                        "{prog}: invalid maximum depth {}\nTry '{prog} --help' for more information.",
+                        crate::common::quote::locale(&arg)
+                    );
                     return 1;
                 }
             },

@@ -704,14 +704,18 @@ impl Gzip {
     fn compress_file(&mut self, name: &[u8], _top: bool) {
         let sname = show(name);
         let base = name.rsplit(|&c| c == b'/').next().unwrap_or(name);
-        if !self.o.stdout && name.ends_with(&self.o.suffix) && !self.o.suffix.is_empty() {
-            // GNU warns but keeps exit status 0 here.
-            if !self.o.quiet {
+        // A name that already looks compressed is left alone, unless forced (`gzip -f a.gz`
+        // makes `a.gz.gz`). GNU warns but keeps exit status 0, and says nothing under `-r`.
+        if !self.o.stdout
+            && !self.o.force
+            && let Some(suffix) = compressed_suffix(name, &self.o.suffix)
+        {
+            if self.o.verbose || (!self.o.recursive && !self.o.quiet) {
                 let _ = self.out.flush();
                 let _ = writeln!(
                     self.err,
                     "gzip: {sname} already has {} suffix -- unchanged",
-                    show(&self.o.suffix)
+                    show(suffix)
                 );
             }
             return;
@@ -1021,6 +1025,16 @@ fn set_mtime(p: &Path, secs: i64) {
     if let Ok(f) = fs::OpenOptions::new().write(true).open(p) {
         let _ = f.set_modified(t);
     }
+}
+
+/// The suffix of `name` that marks it compressed, as gzip's `get_suffix` knows them: the
+/// `-S` one, then `.gz .z .taz .tgz -gz -z _z`. A name that is only the suffix has none.
+fn compressed_suffix<'a>(name: &[u8], user: &'a [u8]) -> Option<&'a [u8]> {
+    const KNOWN: [&[u8]; 7] = [b".gz", b".z", b".taz", b".tgz", b"-gz", b"-z", b"_z"];
+    let base = name.rsplit(|&c| c == b'/').next().unwrap_or(name);
+    std::iter::once(user)
+        .chain(KNOWN)
+        .find(|suffix| !suffix.is_empty() && base.len() > suffix.len() && base.ends_with(suffix))
 }
 
 #[cfg(test)]

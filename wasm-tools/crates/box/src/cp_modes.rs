@@ -245,6 +245,35 @@ pub fn main(args: Vec<OsString>) -> i32 {
         );
         return 1;
     }
+    // The empty name is no file to create (uutils words it as a failed copy).
+    if let Some(p) = &plan
+        && p.target_dir.is_none()
+        && let [source, dest] = p.operands.as_slice()
+        && dest.is_empty()
+        && hostcalls::stat(source, true).is_ok_and(|st| st.is_file())
+    {
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("cp: cannot create regular file '': No such file or directory\n"),
+        );
+        return 1;
+    }
+    // GNU answers this one as a usage error; uutils leaves out the hint.
+    if let Some(p) = &plan
+        && p.parents
+        && p.target_dir.is_none()
+        && let [_, .., last] = p.operands.as_slice()
+        && !hostcalls::stat(last, true).is_ok_and(|st| st.is_dir())
+    {
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!(
+                "cp: with --parents, the destination must be a directory\n\
+                 Try 'cp --help' for more information.\n"
+            ),
+        );
+        return 1;
+    }
     let targets = plan.as_ref().map(pairs).unwrap_or_default();
     // With `-n`, GNU 8.32 skips every destination that exists without a word, the source
     // itself included (`find … -exec cp -n {} DIR \;` meeting DIR's own files); uutils calls

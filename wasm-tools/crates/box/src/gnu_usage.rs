@@ -85,13 +85,32 @@ const APPS: &[(&str, App, i32)] = &[
 /// `Some(status)` when `args` (argv[0] included) hold an option `name` does not know, or end
 /// with an option that lacks its value; GNU's message is printed then.
 pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
-    if name == "sort" && empty_file_operand(args) {
-        // An unquoted, unset variable's `"$files"`: uutils fails reading it through WASI.
-        let _ = writeln!(
-            std::io::stderr(),
-            "sort: cannot read: '': No such file or directory"
-        );
-        return Some(2);
+    if name == "sort" {
+        let files = sort_file_operands(args);
+        if files.iter().any(|f| f.is_empty()) {
+            // An unquoted, unset variable's `"$files"`: uutils fails reading it through WASI.
+            let _ = writeln!(
+                std::io::stderr(),
+                "sort: cannot read: '': No such file or directory"
+            );
+            return Some(2);
+        }
+        // GNU reads its inputs in order and stops at a directory (reading one fails); through
+        // WASI uutils only gets "Bad file descriptor". A missing file before it is uutils' to
+        // report, in the same words as GNU.
+        let first_unreadable = files
+            .iter()
+            .find(|f| f.as_os_str() != "-" && std::fs::metadata(f).map_or(true, |m| m.is_dir()));
+        if let Some(dir) = first_unreadable
+            && std::fs::metadata(dir).is_ok()
+        {
+            let _ = writeln!(
+                std::io::stderr(),
+                "sort: read failed: {}: Is a directory",
+                dir.to_string_lossy()
+            );
+            return Some(2);
+        }
     }
     const CHECKSUMS: &[&str] = &[
         "md5sum",
@@ -251,8 +270,8 @@ fn empty_operand(name: &str, err: &clap::Error, args: &[OsString]) -> Option<i32
     }
 }
 
-/// Whether `sort`'s command line has an empty file operand (not the value of an option).
-fn empty_file_operand(args: &[OsString]) -> bool {
+/// `sort`'s file operands (not the values of its options), in order.
+fn sort_file_operands(args: &[OsString]) -> Vec<&OsString> {
     const WITH_VALUE: &[&str] = &[
         "-k",
         "-t",
@@ -266,11 +285,21 @@ fn empty_file_operand(args: &[OsString]) -> bool {
         "--temporary-directory",
     ];
     let mut only_operands = false;
-    args.iter().enumerate().skip(1).any(|(i, a)| {
+    let mut files = Vec::new();
+    for (i, a) in args.iter().enumerate().skip(1) {
         let previous = args[i - 1].to_string_lossy();
-        only_operands |= previous == "--";
-        a.is_empty() && (only_operands || !WITH_VALUE.contains(&previous.as_ref()))
-    })
+        let text = a.to_string_lossy();
+        if !only_operands && text == "--" {
+            only_operands = true;
+            continue;
+        }
+        let is_value = !only_operands && WITH_VALUE.contains(&previous.as_ref());
+        let is_option = !only_operands && text.starts_with('-') && text != "-";
+        if !is_value && !is_option {
+            files.push(a);
+        }
+    }
+    files
 }
 
 /// Utilities with a fixed number of operands, and their short options that take a value in
@@ -478,10 +507,21 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_sort_operand_is_a_file_that_cannot_be_read() {
-        assert!(empty_file_operand(&args(&["sort", "-u", ""])));
-        assert!(!empty_file_operand(&args(&["sort", "-t", "", "f"])));
-        assert!(!empty_file_operand(&args(&["sort", "f"])));
+    fn sort_operands_are_told_from_option_values() {
+        let files = |a: &[&str]| -> Vec<String> {
+            sort_file_operands(&args(a))
+                .iter()
+                .map(|f| f.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(files(&["sort", "-u", ""]), [""]);
+        assert_eq!(files(&["sort", "-t", "", "f"]), ["f"]);
+        assert_eq!(
+            files(&["sort", "-k", "2", "-o", "out", "a", "-", "b"]),
+            ["a", "-", "b"]
+        );
+        assert_eq!(files(&["sort", "-r", "--", "-k", "c"]), ["-k", "c"]);
+        assert_eq!(check("sort", &args(&["sort", "-u", ""])), Some(2));
     }
 
     #[test]

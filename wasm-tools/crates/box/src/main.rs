@@ -8,6 +8,7 @@ mod cp_modes;
 mod date_format;
 mod date_set;
 mod gnu_usage;
+mod libc_paths;
 mod od_args;
 mod od_inputs;
 mod od_types;

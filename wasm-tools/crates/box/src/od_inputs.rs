@@ -29,10 +29,14 @@ pub fn drop_unopenable(args: Vec<OsString>) -> (Vec<OsString>, bool) {
             Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => "Permission denied",
             Err(_) => continue,
         };
-        if !name.bytes().all(is_unquoted_in_gnu_messages) {
+        let shown = if name.is_empty() {
+            "''".to_string()
+        } else if name.bytes().all(is_unquoted_in_gnu_messages) {
+            name.into_owned()
+        } else {
             return (args, false);
-        }
-        drop.push((at, format!("od: {name}: {reason}")));
+        };
+        drop.push((at, format!("od: {shown}: {reason}")));
     }
     if drop.is_empty() {
         return (args, false);

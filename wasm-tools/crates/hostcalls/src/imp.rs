@@ -46,8 +46,10 @@ fn check(rc: i32) -> io::Result<()> {
 
 /// Relative paths are resolved here, against the process's cwd, so the host only ever sees
 /// absolute sandbox paths.
+/// `path` against the working directory. The empty path stays empty: it names no file, and
+/// the host answers `ENOENT` for it, as Linux does.
 fn absolute(path: &str) -> String {
-    if path.starts_with('/') {
+    if path.is_empty() || path.starts_with('/') {
         return path.to_string();
     }
     let cwd = std::env::current_dir()

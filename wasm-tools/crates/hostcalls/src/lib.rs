@@ -237,6 +237,7 @@ pub mod errno {
     pub const EXDEV: i32 = 75;
 }
 
+pub mod paths;
 pub mod proc;
 pub use proc::{ProcEntry, ProcTable};
 

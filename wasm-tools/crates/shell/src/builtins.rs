@@ -362,7 +362,7 @@ impl Shell {
                     }
                     return 2;
                 }
-                self.builtin_test(&args)
+                self.builtin_test(name, &args)
             }
             "read" => self.builtin_read(args),
             "eval" => {
@@ -372,6 +372,7 @@ impl Shell {
             "source" | "." => {
                 let Some(file) = args.first() else {
                     self.error(&format!("{name}: filename argument required"));
+                    self.err(&format!("{name}: usage: {name} filename [arguments]\n"));
                     return 2;
                 };
                 let path = self.absolute(file);
@@ -600,6 +601,10 @@ impl Shell {
             .iter()
             .filter(|a| !matches!(a.as_str(), "-L" | "-P"))
             .collect();
+        // `cd ''` stays where it is, in bash and dash.
+        if args.len() == 1 && args[0].is_empty() {
+            return 0;
+        }
         let dash = self.dialect == crate::dialect::Dialect::Dash;
         if dash
             && let Some(target) = args.first()
@@ -1363,19 +1368,20 @@ impl Shell {
         0
     }
 
-    pub fn builtin_test(&mut self, args: &[String]) -> i32 {
+    /// `test ARGS` or `[ ARGS ]` (`name` is how it was called: bash's errors name it).
+    pub fn builtin_test(&mut self, name: &str, args: &[String]) -> i32 {
         match brush_parser::test_command::parse(args) {
             Ok(expr) => match self.eval_test(&expr) {
                 Ok(true) => 0,
                 Ok(false) => 1,
                 Err(e) => {
-                    self.error(&format!("test: {}", e.0));
+                    self.error(&format!("{name}: {}", e.0));
                     2
                 }
             },
             Err(_) => {
                 let what = args.first().cloned().unwrap_or_default();
-                self.error(&format!("test: {what}: unary operator expected"));
+                self.error(&format!("{name}: {what}: unary operator expected"));
                 2
             }
         }

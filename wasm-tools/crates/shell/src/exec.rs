@@ -707,6 +707,7 @@ impl Shell {
     }
 
     fn run_simple_inner(&mut self, sc: &ast::SimpleCommand) -> i32 {
+        let substitutions_before = self.command_substitutions;
         let Prepared {
             argv,
             assignments,
@@ -728,7 +729,6 @@ impl Shell {
         }
         if argv.is_empty() {
             // Assignments only (and redirections, which still create files).
-            let status_before = self.last_status;
             for a in &assignments {
                 if let Err(e) = self.apply_assignment(a) {
                     self.error(&e);
@@ -744,7 +744,11 @@ impl Shell {
                 Ok(saved) => {
                     self.restore(saved);
                     // The status is that of the last command substitution, if any.
-                    status_before_or_subst(status_before, self.last_status)
+                    if self.command_substitutions == substitutions_before {
+                        0
+                    } else {
+                        self.last_status
+                    }
                 }
                 Err(s) => s,
             };
@@ -994,6 +998,11 @@ impl Shell {
 
     /// `$(cmd)`: runs in a subshell, output with trailing newlines removed.
     pub fn command_substitution(&mut self, cmd: &str) -> String {
+        if self.dialect == Dialect::Bash
+            && let Some(word) = lone_input_redirection(cmd)
+        {
+            return self.file_substitution(&word);
+        }
         let (r, w) = match hostcalls::pipe() {
             Ok(p) => p,
             Err(e) => {
@@ -1003,6 +1012,7 @@ impl Shell {
         };
         let stdio = [self.fd(0).unwrap_or(0), w, self.fd(2).unwrap_or(2)];
         let pid = self.spawn_subshell(cmd, stdio);
+        self.command_substitutions += 1;
         let _ = hostcalls::close(w);
         let mut out = Vec::new();
         let _ = hostcalls::read_to_end(r, &mut out);
@@ -1013,6 +1023,50 @@ impl Shell {
                 self.error(&format!("fork: {}", error_text(&e)));
                 self.last_status = 254;
             }
+        }
+        if out.contains(&0) {
+            // bash drops NUL bytes (a C string cannot hold them) and says so; dash drops them
+            // silently.
+            if self.dialect == crate::dialect::Dialect::Bash {
+                self.error("warning: command substitution: ignored null byte in input");
+            }
+            out.retain(|&b| b != 0);
+        }
+        let mut s = String::from_utf8_lossy(&out).into_owned();
+        while s.ends_with('\n') {
+            s.pop();
+        }
+        s
+    }
+
+    /// bash's `$(< file)`: the file's contents, read by the shell itself (in a subshell the
+    /// lone redirection would print nothing).
+    fn file_substitution(&mut self, word: &str) -> String {
+        self.command_substitutions += 1;
+        let read = self.expand_redirect_target(word).and_then(|target| {
+            let path = self.absolute(&target);
+            let h = hostcalls::open(&path, OpenFlags::READ)
+                .map_err(|e| format!("{target}: {}", error_text(&e)))?;
+            let mut out = Vec::new();
+            let read = hostcalls::read_to_end(h, &mut out);
+            let _ = hostcalls::close(h);
+            read.map_err(|e| format!("{target}: {}", error_text(&e)))?;
+            Ok(out)
+        });
+        let mut out = match read {
+            Ok(out) => {
+                self.last_status = 0;
+                out
+            }
+            Err(message) => {
+                self.error(&message);
+                self.last_status = 1;
+                return String::new();
+            }
+        };
+        if out.contains(&0) {
+            self.error("warning: command substitution: ignored null byte in input");
+            out.retain(|&b| b != 0);
         }
         let mut s = String::from_utf8_lossy(&out).into_owned();
         while s.ends_with('\n') {
@@ -1393,10 +1447,6 @@ impl From<AssignValue> for (String, String) {
     }
 }
 
-fn status_before_or_subst(_before: i32, now: i32) -> i32 {
-    now
-}
-
 fn read_head(path: &str) -> Vec<u8> {
     use std::io::Read;
     let mut buf = vec![0u8; 256];
@@ -1468,6 +1518,39 @@ fn fd_file() -> Option<(String, hostcalls::Handle)> {
             Err(_) => Some(None),
         }
     })?
+}
+
+/// The file of `$(< file)`: a substitution that is one input redirection and nothing else.
+fn lone_input_redirection(cmd: &str) -> Option<String> {
+    use ast::CommandPrefixOrSuffixItem as Item;
+    let program = crate::parse(cmd).ok()?;
+    let [list] = program.complete_commands.as_slice() else {
+        return None;
+    };
+    let [item] = list.0.as_slice() else {
+        return None;
+    };
+    let and_or = &item.0;
+    if !and_or.additional.is_empty() || and_or.first.bang {
+        return None;
+    }
+    let [Command::Simple(simple)] = and_or.first.seq.as_slice() else {
+        return None;
+    };
+    if simple.word_or_name.is_some() || simple.suffix.is_some() {
+        return None;
+    }
+    let items = &simple.prefix.as_ref()?.0;
+    match items.as_slice() {
+        [
+            Item::IoRedirect(IoRedirect::File(
+                None | Some(0),
+                IoFileRedirectKind::Read,
+                ast::IoFileRedirectTarget::Filename(word),
+            )),
+        ] => Some(word.value.clone()),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -83,6 +83,9 @@ pub struct Shell {
     pub functions: HashMap<String, Rc<ast::FunctionDefinition>>,
     pub positional: Vec<String>,
     pub last_status: i32,
+    /// How many `$(…)` have run: a command of assignments and redirections only takes the
+    /// status of the last one it ran, or 0 when it ran none.
+    pub command_substitutions: u64,
     pub pipestatus: Vec<i32>,
     pub options: Options,
     /// `set -o emacs`/`set -o vi`, which `bind` consults.
@@ -157,6 +160,7 @@ impl Shell {
             functions: HashMap::new(),
             positional: Vec::new(),
             last_status: 0,
+            command_substitutions: 0,
             pipestatus: vec![0],
             options: Options::default(),
             editing: Default::default(),
@@ -471,7 +475,12 @@ impl Shell {
     }
 
     /// Resolves a path against the shell's cwd, lexically (like bash's logical paths).
+    /// `path` made absolute against the working directory; the empty path stays empty (it
+    /// names no file, as on Linux, rather than the working directory).
     pub fn absolute(&self, path: &str) -> String {
+        if path.is_empty() {
+            return String::new();
+        }
         let joined = if path.starts_with('/') {
             path.to_string()
         } else {

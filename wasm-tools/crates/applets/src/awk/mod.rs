@@ -153,7 +153,29 @@ pub fn run(args: Vec<OsString>, mut io: Io) -> i32 {
                     let _ = io.stdout.flush();
                     return 0;
                 }
-                // Other -W options (interactive, posix_space, …) change nothing here.
+                // mawk takes any abbreviation of its -W words.
+                let word = v.split(|&b| b == b'=').next().unwrap_or_default();
+                let is = |full: &str| !word.is_empty() && full.as_bytes().starts_with(word);
+                if is("usage") || is("help") {
+                    let _ = write!(io.stderr, "{}", mawk_usage(&prog_name, gawk));
+                    return 0;
+                }
+                let known = [
+                    "dump",
+                    "interactive",
+                    "exec",
+                    "random",
+                    "sprintf",
+                    "posix_space",
+                ];
+                if !known.iter().any(|k| is(k)) {
+                    let _ = writeln!(
+                        io.stderr,
+                        "{prog_name}: vacuous option: -W {}",
+                        String::from_utf8_lossy(&v)
+                    );
+                }
+                // The known ones (interactive, posix_space, …) change nothing here.
             }
             b'-' if a == b"--version" && gawk => {
                 let _ = io.stdout.write_all(VERSION.as_bytes());
@@ -181,18 +203,7 @@ pub fn run(args: Vec<OsString>, mut io: Io) -> i32 {
                 // mawk: with no program at all it shows its usage; with only options it
                 // quietly runs nothing. Both exit 0.
                 if argv.len() <= 1 {
-                    let _ = writeln!(
-                        io.stderr,
-                        "Usage: {prog_name} [Options] [Program] [file ...]\n\n\
-                         Program:\n    The -f option value is the name of a file containing program text.\n    \
-                         If no -f option is given, a \"--\" ends option processing; the following\n    \
-                         parameters are the program text.\n\n\
-                         Options:\n    -f program-file  Program  text is read from file instead of from the\n                     \
-                         command-line.  Multiple -f options are accepted.\n    \
-                         -F value         sets the field separator, FS, to value.\n    \
-                         -v var=value     assigns value to program variable var.\n    \
-                         --               unambiguous end of options."
-                    );
+                    let _ = write!(io.stderr, "{}", mawk_usage(&prog_name, gawk));
                 }
                 return 0;
             }
@@ -268,4 +279,31 @@ pub fn run(args: Vec<OsString>, mut io: Io) -> i32 {
         it.command_line_assign(a);
     }
     it.run(&begin, &end)
+}
+
+/// mawk 1.3.4's usage (its name whatever it was called as: Ubuntu's `awk` links to it).
+fn mawk_usage(prog_name: &str, gawk: bool) -> String {
+    let name = if gawk { prog_name } else { "mawk" };
+    format!(
+        "Usage: {name} [Options] [Program] [file ...]\n\n\
+         Program:\n    The -f option value is the name of a file containing program text.\n    \
+         If no -f option is given, a \"--\" ends option processing; the following\n    \
+         parameters are the program text.\n\n\
+         Options:\n    -f program-file  Program  text is read from file instead of from the\n                     \
+         command-line.  Multiple -f options are accepted.\n    \
+         -F value         sets the field separator, FS, to value.\n    \
+         -v var=value     assigns value to program variable var.\n    \
+         --               unambiguous end of options.\n\n    \
+         Implementation-specific options are prefixed with \"-W\".  They can be\n    \
+         abbreviated:\n\n    \
+         -W version       show version information and exit.\n    \
+         -W dump          show assembler-like listing of program and exit.\n    \
+         -W help          show this message and exit.\n    \
+         -W interactive   set unbuffered output, line-buffered input.\n    \
+         -W exec file     use file as program as well as last option.\n    \
+         -W random=number set initial random seed.\n    \
+         -W sprintf=number adjust size of sprintf buffer.\n    \
+         -W posix_space   do not consider \"\\n\" a space.\n    \
+         -W usage         show this message and exit.\n"
+    )
 }
