@@ -264,7 +264,7 @@ impl TreeImage {
     }
 
     /// Writes the image into `dest`, which should be empty: directories, files (bytes, exact
-    /// mode bits, mtime = atime = the recorded mtime) and symlinks (verbatim targets, mtime set
+    /// mode bits, mtime = atime = the recorded mtime) and symlinks (targets as written, mtime set
     /// without following them). Directory modes and mtimes are applied last, children first, so
     /// creating children neither bumps a parent's mtime nor trips over a read-only parent.
     pub fn materialize(&self, dest: &Dir) -> Result<()> {
@@ -359,7 +359,10 @@ pub(crate) fn write_entry(
                 .map_err(ctx(path))?;
         }
         EntryKind::Symlink(target) => {
-            dest.symlink_contents(target, path).map_err(ctx(path))?;
+            // Absolute targets are stored so that they resolve beneath the root (`links`).
+            let depth = crate::fs::links::parent_depth(Path::new(path));
+            dest.symlink_contents(crate::fs::links::stored_form(target, depth), path)
+                .map_err(ctx(path))?;
             set_times_nofollow(root, path, entry.mtime).map_err(ctx(path))?;
         }
     }
@@ -483,13 +486,12 @@ fn read_dir_into(dir: &Dir, host_root: &Path, prefix: &str, image: &mut TreeImag
             .unwrap_or(DEFAULT_MTIME);
         let ft = meta.file_type();
         if ft.is_symlink() {
-            let target = dir
+            let stored = dir
                 .read_link_contents(&name)
                 .map_err(|e| Error::io(here(&name), e))?;
-            image.insert(
-                &rel,
-                Entry::symlink(target.to_string_lossy().into_owned(), mtime),
-            )?;
+            let depth = crate::fs::links::parent_depth(Path::new(&rel));
+            let target = crate::fs::links::written_form(&stored.to_string_lossy(), depth);
+            image.insert(&rel, Entry::symlink(target, mtime))?;
         } else if ft.is_dir() {
             image.insert(&rel, Entry::dir(mode, mtime))?;
             let sub = dir.open_dir(&name).map_err(|e| Error::io(here(&name), e))?;
@@ -699,9 +701,11 @@ mod tests {
         assert_eq!(meta("a/x.txt").mtime(), 2000);
         assert_eq!(meta("a/run.sh").mode() & 0o7777, 0o755);
         assert_eq!(meta("a/link").mtime(), 4000);
+        // An absolute target is stored to resolve beneath the root (`links`), and read back
+        // as written (below).
         assert_eq!(
             std::fs::read_link(p.join("abs")).unwrap(),
-            Path::new("/etc/passwd")
+            Path::new("././etc/passwd")
         );
         assert_eq!(meta("tmp").mode() & 0o7777, 0o1777);
         assert_eq!(meta("ro").mode() & 0o7777, 0o555);

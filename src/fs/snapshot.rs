@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use cap_std::fs::{Dir, MetadataExt, PermissionsExt};
+use cap_std::fs::{Dir, PermissionsExt};
 use md5::{Digest, Md5};
 
 use super::base_system::IGNORED_NAMES;
@@ -203,11 +203,14 @@ fn walk(
         };
         if ft.is_symlink() {
             entry.kind = Kind::Symlink;
-            entry.size = meta.size();
-            let target = dir
+            let stored = dir
                 .read_link_contents(&os_name)
                 .map_err(|e| io_err(&rel, e))?;
-            entry.target = Some(target.to_string_lossy().into_owned());
+            // The target as written, as a tree image records it (`links`).
+            let depth = crate::fs::links::parent_depth(std::path::Path::new(&rel));
+            let target = crate::fs::links::written_form(&stored.to_string_lossy(), depth);
+            entry.size = target.len() as u64;
+            entry.target = Some(target);
             out.insert(rel, entry);
         } else if ft.is_dir() {
             entry.kind = Kind::Dir;

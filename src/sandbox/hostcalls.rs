@@ -19,7 +19,7 @@ use wasmtime::{Caller, Linker, Trap};
 use hostcalls::errno;
 
 /// Linux errno → WASI errno, for errors the host's own I/O produced.
-fn wasi_errno(e: &std::io::Error) -> i32 {
+pub(super) fn wasi_errno(e: &std::io::Error) -> i32 {
     match e.raw_os_error() {
         Some(1) => errno::EPERM,
         Some(2) => errno::ENOENT,
@@ -52,7 +52,7 @@ fn wasi_errno(e: &std::io::Error) -> i32 {
 /// Largest single read or write; bounds host buffers whatever the guest asks for.
 const IO_CHUNK: usize = 64 * 1024;
 
-type C<'a> = Caller<'a, ProcState>;
+pub(super) type C<'a> = Caller<'a, ProcState>;
 
 fn memory(caller: &mut C<'_>) -> Option<wasmtime::Memory> {
     caller.get_export("memory").and_then(|e| e.into_memory())
@@ -67,7 +67,7 @@ fn read_bytes(caller: &mut C<'_>, ptr: u32, len: u32) -> Result<Vec<u8>, i32> {
         .ok_or(errno::EINVAL)
 }
 
-fn write_bytes(caller: &mut C<'_>, ptr: u32, bytes: &[u8]) -> Result<(), i32> {
+pub(super) fn write_bytes(caller: &mut C<'_>, ptr: u32, bytes: &[u8]) -> Result<(), i32> {
     let mem = memory(caller).ok_or(errno::EINVAL)?;
     let data = mem.data_mut(&mut *caller);
     let start = ptr as usize;
@@ -77,11 +77,11 @@ fn write_bytes(caller: &mut C<'_>, ptr: u32, bytes: &[u8]) -> Result<(), i32> {
     Ok(())
 }
 
-fn read_str(caller: &mut C<'_>, ptr: u32, len: u32) -> Result<String, i32> {
+pub(super) fn read_str(caller: &mut C<'_>, ptr: u32, len: u32) -> Result<String, i32> {
     String::from_utf8(read_bytes(caller, ptr, len)?).map_err(|_| errno::EINVAL)
 }
 
-fn code(r: Result<(), i32>) -> i32 {
+pub(super) fn code(r: Result<(), i32>) -> i32 {
     match r {
         Ok(()) => 0,
         Err(e) => e,
@@ -142,7 +142,7 @@ fn target_of(path: &str) -> Result<Target, i32> {
         "/dev/tty" => return Err(errno::ENXIO),
         _ => {}
     }
-    if let Some(n) = path.strip_prefix("/dev/fd/") {
+    if let Some(n) = path.strip_prefix("/dev/fd/").filter(|n| !n.is_empty()) {
         let n: u32 = n.parse().map_err(|_| errno::ENOENT)?;
         // Above stdio, `/dev/fd/N` is a file: the shell keeps process substitutions there,
         // under the names bash shows (`/dev/fd/63`).
@@ -428,10 +428,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 if target.is_empty() || target.contains('\0') {
                     return Err(errno::ENOENT);
                 }
-                // The target is only a string stored in the link. Absolute targets are allowed
-                // (`ln -s / x` is common in tasks); they can never be followed outside the
-                // root, because every host-side resolution goes through cap-std, which refuses
-                // absolute and escaping symlinks, and snapshots never follow links at all.
+                // Absolute targets (`ln -s / x` is common in tasks) resolve beneath the root,
+                // as in a chroot (see `fs::links`).
                 crate::fs::links::symlink_beneath(&caller.data().action.root_dir, &target, &rel)
                     .map_err(|e| wasi_errno(&e))
             })();
@@ -448,15 +446,11 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 let Target::Path(rel) = target_of(&path)? else {
                     return Err(errno::EINVAL);
                 };
-                // The stored target, read without following: absolute targets come back as
-                // written (the guest's own WASI readlink refuses them).
-                let target = caller
-                    .data()
-                    .action
-                    .root_dir
-                    .read_link_contents(&rel)
-                    .map_err(|e| wasi_errno(&e))?;
-                let bytes = target.to_string_lossy().into_owned().into_bytes();
+                // The target as the guest wrote it (see `fs::links`).
+                let target =
+                    crate::fs::links::read_link_beneath(&caller.data().action.root_dir, &rel)
+                        .map_err(|e| wasi_errno(&e))?;
+                let bytes = target.into_bytes();
                 let take = bytes.len().min(cap as usize);
                 write_bytes(&mut caller, buf, &bytes[..take])?;
                 write_bytes(&mut caller, n_out, &(bytes.len() as u32).to_le_bytes())
@@ -650,7 +644,9 @@ fn stat_words(
     let (size, blocks) = if meta.is_dir() {
         (BLOCK, BLOCK / 512)
     } else if meta.file_type().is_symlink() {
-        (meta.size(), 0)
+        // The length of the target as written (`fs::links` may store it longer).
+        let written = crate::fs::links::read_link_beneath(dir, rel).map(|t| t.len() as u64);
+        (written.unwrap_or(meta.size()), 0)
     } else {
         (meta.size(), meta.size().div_ceil(BLOCK) * (BLOCK / 512))
     };

@@ -36,6 +36,7 @@ pub mod repl;
 mod snapshot;
 mod stdio;
 mod threads;
+mod wasi_links;
 
 pub use action::{RunOutcome, RunRequest, RunStatus, WATCH_EVERY, Watch};
 pub use clock::PinnedClock;
@@ -128,8 +129,9 @@ impl Sandbox {
     }
 }
 
-/// WASI preview 1 for a process of an action, with the `proc_exit` bash needs: wasmtime-wasi
-/// refuses exit statuses ≥ 126; bash needs 126, 127 and 128+n.
+/// WASI preview 1 for a process of an action, with the `proc_exit` bash needs (wasmtime-wasi
+/// refuses exit statuses ≥ 126; bash needs 126, 127 and 128+n) and symlinks whose absolute
+/// targets resolve beneath the root (`wasi_links`).
 fn add_wasi(linker: &mut Linker<ProcState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p1::add_to_linker_sync(linker, |s: &mut ProcState| &mut s.wasi)?;
     linker.allow_shadowing(true);
@@ -138,7 +140,7 @@ fn add_wasi(linker: &mut Linker<ProcState>) -> wasmtime::Result<()> {
         "proc_exit",
         |code: i32| -> wasmtime::Result<()> { Err(wasmtime_wasi::I32Exit(code).into()) },
     )?;
-    Ok(())
+    wasi_links::add_to_linker(linker)
 }
 
 /// Bytes of a pooled memory (and table) reset in place rather than handed back to the kernel.

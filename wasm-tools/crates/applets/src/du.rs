@@ -12,7 +12,7 @@
 
 use crate::common::getopt::{self, Config, OptSpec};
 use crate::common::human::{human_ceil, parse_block_size, si_ceil};
-use crate::common::io::{prog, run_main, write_failed};
+use crate::common::io::{prog, read_input, run_main, write_failed};
 use crate::common::{Io, glob, sys};
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -42,6 +42,7 @@ enum K {
     Null,
     Apparent,
     Exclude,
+    Files0From,
     Help,
     Version,
 }
@@ -67,6 +68,7 @@ const SPECS: &[OptSpec<K>] = &[
     getopt::flag('0', "null", K::Null),
     getopt::long_flag("apparent-size", K::Apparent),
     getopt::long_arg("exclude", K::Exclude),
+    getopt::long_arg("files0-from", K::Files0From),
     getopt::long_flag("help", K::Help),
     getopt::long_flag("version", K::Version),
 ];
@@ -252,6 +254,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
     };
     let mut total = false;
     let mut summarize = false;
+    let mut files0_from: Option<String> = None;
     for o in &parsed.opts {
         let arg = o.arg.clone().unwrap_or_default();
         match o.key {
@@ -294,12 +297,13 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             K::Null => du.nul = true,
             K::Apparent => du.apparent = true,
             K::Exclude => du.excludes.push(arg),
+            K::Files0From => files0_from = Some(arg),
             K::Help => {
                 let _ = writeln!(du.io.out, "Usage: {prog} [OPTION]... [FILE]...");
                 return 0;
             }
             K::Version => {
-                let _ = writeln!(du.io.out, "du (GNU coreutils) 9.1");
+                let _ = writeln!(du.io.out, "du (GNU coreutils) 8.32");
                 return 0;
             }
         }
@@ -323,10 +327,47 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         }
         du.max_depth = Some(0);
     }
-    let operands = if parsed.operands.is_empty() {
-        vec![".".to_string()]
-    } else {
-        parsed.operands
+    let operands = match files0_from {
+        Some(list) => {
+            if let Some(extra) = parsed.operands.first() {
+                let _ = writeln!(
+                    du.io.err,
+                    "{prog}: extra operand {}\nfile operands cannot be combined with --files0-from\n\
+                     Try '{prog} --help' for more information.",
+                    crate::common::quote::locale(extra)
+                );
+                return 1;
+            }
+            match read_input(&list, &mut *du.io.stdin) {
+                Ok(data) => names_in_list(&data),
+                Err(e) => {
+                    let _ = writeln!(
+                        du.io.err,
+                        "{prog}: cannot open {} for reading: {}",
+                        crate::common::quote::locale(&list),
+                        sys::strerror(&e)
+                    );
+                    return 1;
+                }
+            }
+            .into_iter()
+            .enumerate()
+            .filter_map(|(at, name)| {
+                if name.is_empty() {
+                    let _ = writeln!(
+                        du.io.err,
+                        "{prog}: {list}:{}: invalid zero-length file name",
+                        at + 1
+                    );
+                    du.status = 1;
+                    return None;
+                }
+                Some(name)
+            })
+            .collect()
+        }
+        None if parsed.operands.is_empty() => vec![".".to_string()],
+        None => parsed.operands,
     };
     du.hash_all = operands.len() > 1;
     let mut grand = 0u64;
@@ -342,9 +383,27 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
     du.status
 }
 
+/// The names of a `--files0-from` list: NUL-terminated, the last terminator optional.
+fn names_in_list(data: &[u8]) -> Vec<String> {
+    let data = data.strip_suffix(b"\0").unwrap_or(data);
+    if data.is_empty() {
+        return Vec::new();
+    }
+    data.split(|&b| b == 0)
+        .map(|name| String::from_utf8_lossy(name).into_owned())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_files0_list_ends_with_an_optional_terminator() {
+        assert_eq!(names_in_list(b"a\0b/c\0"), ["a", "b/c"]);
+        assert_eq!(names_in_list(b"a\0\0b"), ["a", "", "b"]);
+        assert!(names_in_list(b"").is_empty());
+    }
 
     #[test]
     fn block_sizes() {

@@ -42,6 +42,7 @@ pub mod man;
 pub mod mkdir;
 pub mod mktemp;
 pub mod more;
+pub mod mountpoint;
 pub mod net;
 pub mod owner;
 pub mod printenv;
@@ -126,6 +127,7 @@ applets! {
     "mkdir" => mkdir::main,
     "mktemp" => mktemp::main,
     "more" => more::main,
+    "mountpoint" => mountpoint::main,
     "ncal" => cal::main,
     "nice" => wrappers::nice_main,
     "nohup" => wrappers::nohup_main,

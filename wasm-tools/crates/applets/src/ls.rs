@@ -1507,10 +1507,8 @@ fn parse_width(s: &str) -> Option<usize> {
 
 pub fn run(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "ls");
-    let parsed = match getopt::parse(args, SPECS, Config::default()) {
-        Ok(p) => p,
-        Err(msg) => return usage_error(io, &prog, &msg),
-    };
+    // Each option is acted on in order, so a bad value before a bad option is the error.
+    let (parsed, parse_error) = getopt::parse_in_order(args, SPECS, Config::default());
     let mut o = Opts {
         format: Format::OnePerLine,
         hidden: Hidden::Default,
@@ -1812,6 +1810,9 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 return 0;
             }
         }
+    }
+    if let Some(msg) = parse_error {
+        return usage_error(io, &prog, &msg);
     }
     match scale_given {
         Some(s) => {

@@ -1406,6 +1406,12 @@ impl Tar {
 
     /// Adds `path` (shown to the user as `shown`) and, for a directory, its contents.
     fn add(&mut self, ar: &mut Archiver<'_>, path: &[u8], shown: &[u8]) -> io::Result<()> {
+        if self.excluded(shown) {
+            return Ok(());
+        }
+        // GNU names the member (and says it removed a leading `/`) before it looks at the file,
+        // so the notice comes even when the file is missing.
+        let member = self.member_name(shown);
         let spath = show(path);
         let st = match hostcalls::stat(&spath, self.opts.dereference) {
             Ok(s) => s,
@@ -1414,14 +1420,10 @@ impl Tar {
                 return Ok(());
             }
         };
-        if self.excluded(shown) {
-            return Ok(());
-        }
         if ar.archive_id == Some((st.dev, st.ino)) && st.is_file() {
             self.msg(format!("{}: file is the archive; not dumped", show(shown)));
             return Ok(());
         }
-        let member = self.member_name(shown);
         let member = self.transform(member.strip_suffix(b"/").unwrap_or(&member));
         let mtime = st.mtime_ns.div_euclid(1_000_000_000);
         let mode = st.permissions();

@@ -245,18 +245,13 @@ pub fn main(args: Vec<OsString>) -> i32 {
         );
         return 1;
     }
-    // The empty name is no file to create (uutils words it as a failed copy).
     if let Some(p) = &plan
         && p.target_dir.is_none()
-        && let [source, dest] = p.operands.as_slice()
-        && dest.is_empty()
-        && hostcalls::stat(source, true).is_ok_and(|st| st.is_file())
+        && !p.no_target_dir
+        && !p.parents
+        && let Some(status) = crate::missing_destination::check("cp", &p.operands)
     {
-        let _ = std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!("cp: cannot create regular file '': No such file or directory\n"),
-        );
-        return 1;
+        return status;
     }
     // GNU answers this one as a usage error; uutils leaves out the hint.
     if let Some(p) = &plan

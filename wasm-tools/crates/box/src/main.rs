@@ -9,12 +9,14 @@ mod date_format;
 mod date_set;
 mod gnu_usage;
 mod libc_paths;
+mod missing_destination;
 mod od_args;
 mod od_inputs;
 mod od_types;
 mod rm_prompt;
 mod sed_errors;
 mod sleep;
+mod split_output;
 mod tac;
 mod trailing_slash;
 mod uutils_table;
@@ -123,6 +125,21 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         && let Some(status) = rm_prompt::run(&args)
     {
         return status;
+    }
+    if name == "mv" || name == "split" {
+        // A usage error comes first, as GNU reads every option before any operand counts.
+        if let Some(status) = gnu_usage::check(name, &args) {
+            return status;
+        }
+        let refused = if name == "mv" {
+            missing_destination::mv_operands(&args)
+                .and_then(|operands| missing_destination::check(name, &operands))
+        } else {
+            split_output::check(&args)
+        };
+        if let Some(status) = refused {
+            return status;
+        }
     }
     dispatch_uutil(name, args)
 }

@@ -242,7 +242,11 @@ impl Shell {
                     Resolved::External(real_argv) => match self.apply_redirects(&redirects) {
                         Ok(saved) => {
                             let env = self.child_env(&assignments_env(&assignments));
+                            // bash forks a subshell for the stage, which then runs the
+                            // program in its own place: the program sees SHLVL one lower.
+                            self.oneshot = true;
                             let r = self.spawn_external(real_argv, env);
+                            self.oneshot = false;
                             self.restore(saved);
                             match r {
                                 Ok(pid) => (Some(pid), 0),

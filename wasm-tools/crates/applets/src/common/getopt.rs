@@ -122,6 +122,20 @@ pub fn parse<K: Copy + PartialEq>(
     specs: &[OptSpec<K>],
     config: Config<K>,
 ) -> Result<Parsed<K>, String> {
+    match parse_in_order(args, specs, config) {
+        (parsed, None) => Ok(parsed),
+        (_, Some(message)) => Err(message),
+    }
+}
+
+/// [`parse`] for a utility that acts on each option as `getopt_long` returns it: the options
+/// before the first bad one, and that one's message. GNU's `ls --time=x --bogus` reports the
+/// bad `--time` value, which it met first, and never reaches `--bogus`.
+pub fn parse_in_order<K: Copy + PartialEq>(
+    args: &[String],
+    specs: &[OptSpec<K>],
+    config: Config<K>,
+) -> (Parsed<K>, Option<String>) {
     let posixly = std::env::var_os("POSIXLY_CORRECT").is_some();
     let stop_at_operand = config.stop_at_operand || posixly;
     let mut opts = Vec::new();
@@ -139,12 +153,18 @@ pub fn parse<K: Copy + PartialEq>(
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (body, None),
             };
-            let spec = find_long(specs, name, a)?;
+            let spec = match find_long(specs, name, a) {
+                Ok(spec) => spec,
+                Err(message) => return (Parsed { opts, operands }, Some(message)),
+            };
             let long = spec.long.unwrap_or(name);
             let arg = match spec.arg {
                 HasArg::No => {
                     if inline.is_some() {
-                        return Err(format!("option '--{long}' doesn't allow an argument"));
+                        return (
+                            Parsed { opts, operands },
+                            Some(format!("option '--{long}' doesn't allow an argument")),
+                        );
                     }
                     None
                 }
@@ -156,7 +176,10 @@ pub fn parse<K: Copy + PartialEq>(
                             i += 1;
                             Some(args[i - 1].clone())
                         } else {
-                            return Err(format!("option '--{long}' requires an argument"));
+                            return (
+                                Parsed { opts, operands },
+                                Some(format!("option '--{long}' requires an argument")),
+                            );
                         }
                     }
                 },
@@ -190,7 +213,10 @@ pub fn parse<K: Copy + PartialEq>(
                     continue;
                 }
                 let Some(spec) = specs.iter().find(|s| s.short == Some(c)) else {
-                    return Err(format!("invalid option -- '{c}'"));
+                    return (
+                        Parsed { opts, operands },
+                        Some(format!("invalid option -- '{c}'")),
+                    );
                 };
                 let rest: String = chars[j..].iter().collect();
                 let arg = match spec.arg {
@@ -207,7 +233,10 @@ pub fn parse<K: Copy + PartialEq>(
                             i += 1;
                             Some(args[i - 1].clone())
                         } else {
-                            return Err(format!("option requires an argument -- '{c}'"));
+                            return (
+                                Parsed { opts, operands },
+                                Some(format!("option requires an argument -- '{c}'")),
+                            );
                         }
                     }
                 };
@@ -225,7 +254,7 @@ pub fn parse<K: Copy + PartialEq>(
             break;
         }
     }
-    Ok(Parsed { opts, operands })
+    (Parsed { opts, operands }, None)
 }
 
 fn find_long<'s, K: PartialEq>(
