@@ -17,8 +17,12 @@ use std::path::{Component, Path};
 /// The components that open a stored absolute target (`./.`: a no-op that nobody writes).
 const MARKER: [&str; 2] = [".", "."];
 
-/// Creates `link` (relative to `root`, resolved beneath it) pointing at `target`.
+/// Creates `link` (relative to `root`, resolved beneath it) pointing at `target`. An empty
+/// target is refused as Linux refuses it (`ENOENT`).
 pub fn symlink_beneath(root: &Dir, target: &str, link: &Path) -> io::Result<()> {
+    if target.is_empty() {
+        return Err(io::ErrorKind::NotFound.into());
+    }
     root.symlink_contents(stored_form(target, depth_of_parent(root, link)), link)
 }
 

@@ -541,7 +541,11 @@ fn open_in_root(state: &ProcState, rel: &std::path::Path, flags: u32) -> Result<
 /// `/workspace`: 10 listings against 1), and real counts elsewhere: `boot 2`, `dev 5`, and
 /// inside the trees `dir1 2`, `dir2 3` (85 listings; fs_1's logs show 1 for its subdirectories
 /// after earlier episodes had copied them up, which a fresh container would not).
-fn directory_links(dir: &cap_std::fs::Dir, rel: &std::path::Path) -> u64 {
+///
+/// `host_count` is what the host's filesystem says: tmpfs and ext4 count subdirectories
+/// themselves (2 and up), so the directory is only listed where the host answers 1 (btrfs,
+/// some overlays).
+fn directory_links(dir: &cap_std::fs::Dir, rel: &std::path::Path, host_count: u64) -> u64 {
     const MERGED_TOP_LEVEL: [&str; 7] = [
         "etc",
         "root",
@@ -568,6 +572,9 @@ fn directory_links(dir: &cap_std::fs::Dir, rel: &std::path::Path) -> u64 {
     };
     if merged_in_upstream {
         return 1;
+    }
+    if host_count >= 2 {
+        return host_count;
     }
     let listing = if names.is_empty() {
         dir.entries()
@@ -633,7 +640,7 @@ fn stat_words(
     }
     let ns = |s: i64, n: i64| (s.saturating_mul(1_000_000_000).saturating_add(n)) as u64;
     let nlink = if meta.is_dir() {
-        directory_links(dir, rel)
+        directory_links(dir, rel, meta.nlink())
     } else {
         meta.nlink()
     };

@@ -480,7 +480,8 @@ fn mount_of<'m>(table: &'m [Mount], path: &str) -> Option<&'m Mount> {
         .max_by_key(|m| m.target.len())
 }
 
-fn absolute(path: &str) -> String {
+/// `path` against the working directory, with `.`, `..` and repeated slashes resolved by name.
+pub(crate) fn absolute(path: &str) -> String {
     let joined = if path.starts_with('/') {
         path.to_string()
     } else {
@@ -632,6 +633,13 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_made_absolute_by_name() {
+        assert_eq!(absolute("/proc/"), "/proc");
+        assert_eq!(absolute("/etc/../dev//pts"), "/dev/pts");
+        assert_eq!(absolute("/.."), "/");
+    }
 
     fn df(args: &[&str]) -> (i32, String, String) {
         let argv: Vec<String> = std::iter::once("df")

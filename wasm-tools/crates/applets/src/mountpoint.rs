@@ -1,28 +1,14 @@
-//! `mountpoint` (util-linux 2.37.2), over the mounts of upstream's container: Docker mounts
-//! the root overlay, `/proc`, `/dev` and its `pts`, `shm` and `mqueue`, `/sys` and its cgroup
-//! tree, and binds `/etc/hosts`, `/etc/hostname` and `/etc/resolv.conf` in. Nothing else is a
-//! mount point (`mountpoint /testbed` says so, status 32), and there are no block devices.
+//! `mountpoint` (util-linux 2.37.2), over the mounts of upstream's container, the table `df`
+//! shows: the root overlay, `/proc`, `/dev` and its `pts`, `shm` and `mqueue`, `/sys` and its
+//! cgroup tree, and `/etc/hosts`, `/etc/hostname` and `/etc/resolv.conf` bound in. Nothing
+//! else is a mount point (`mountpoint /testbed` says so, status 32), and there are no block
+//! devices.
 
 use crate::common::Io;
 use crate::common::getopt::{self, OptSpec};
 use crate::common::io::{prog, run_main};
 use crate::common::sys;
 use std::ffi::OsString;
-
-/// Where Docker mounted something in upstream's container.
-const MOUNTS: &[&str] = &[
-    "/",
-    "/proc",
-    "/dev",
-    "/dev/pts",
-    "/dev/shm",
-    "/dev/mqueue",
-    "/sys",
-    "/sys/fs/cgroup",
-    "/etc/hosts",
-    "/etc/hostname",
-    "/etc/resolv.conf",
-];
 
 /// util-linux's status for "not a mount point" (and "not a block device").
 const NOT_A_MOUNTPOINT: i32 = 32;
@@ -86,8 +72,8 @@ fn mountpoint(args: &[String], io: &mut Io) -> i32 {
         }
         return NOT_A_MOUNTPOINT;
     }
-    let resolved = absolute(path);
-    let mounted = MOUNTS.contains(&resolved.as_str());
+    let resolved = crate::df::absolute(path);
+    let mounted = crate::df::mounts().iter().any(|m| m.target == resolved);
     if has(K::FsDevno) && mounted {
         let major = (st.dev >> 8) & 0xfff;
         let minor = (st.dev & 0xff) | ((st.dev >> 12) & 0xfff00);
@@ -99,36 +85,4 @@ fn mountpoint(args: &[String], io: &mut Io) -> i32 {
         let _ = writeln!(io.out, "{path} is {not}a mountpoint");
     }
     if mounted { 0 } else { NOT_A_MOUNTPOINT }
-}
-
-/// `path` against the working directory, with `.`, `..` and repeated slashes resolved by name.
-fn absolute(path: &str) -> String {
-    let joined = if path.starts_with('/') {
-        path.to_string()
-    } else {
-        format!("{}/{path}", crate::common::exec::current_dir())
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            name => parts.push(name),
-        }
-    }
-    format!("/{}", parts.join("/"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::absolute;
-
-    #[test]
-    fn paths_are_resolved_by_name() {
-        assert_eq!(absolute("/proc/"), "/proc");
-        assert_eq!(absolute("/etc/../dev//pts"), "/dev/pts");
-        assert_eq!(absolute("/.."), "/");
-    }
 }
