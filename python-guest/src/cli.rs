@@ -296,6 +296,7 @@ fn settings(inv: &Invocation) -> Settings {
 fn run(vm: &VirtualMachine, inv: &Invocation, script_source: Option<&str>) -> PyResult<()> {
     vm.sys_module
         .set_attr("executable", vm.ctx.new_str("/usr/bin/python3"), vm)?;
+    crate::stdio::utf8_fast_path(vm)?;
     let scope = main_module(vm)?;
     match &inv.program {
         Program::Command(cmd) => {

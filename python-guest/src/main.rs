@@ -25,6 +25,7 @@
 //! stdout and stderr are the host's capture streams.
 
 mod cli;
+mod stdio;
 
 use rustpython::InterpreterConfig;
 use rustpython::vm::Interpreter;
@@ -92,6 +93,7 @@ fn settings() -> Settings {
 /// Runs the harness (the host's first request) and answers "o": the interpreter is ready.
 /// Returns the harness's `handle`.
 fn load_harness(vm: &VirtualMachine) -> Result<PyObjectRef, String> {
+    stdio::utf8_fast_path(vm).map_err(|_| "cannot set up the UTF-8 streams")?;
     let harness = next_request().ok_or("the host left before sending the harness")?;
     let harness = String::from_utf8(harness).map_err(|_| "the harness is not UTF-8")?;
     let scope = vm.new_scope_with_builtins();

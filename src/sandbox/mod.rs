@@ -170,7 +170,17 @@ fn engine_config() -> Config {
         .pagemap_scan(wasmtime::Enabled::Auto)
         .decommit_batch_size(8);
     config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    perf_map_if_asked(&mut config);
     config
+}
+
+/// `INTERCODE_PERF_MAP=1` writes `/tmp/perf-PID.map` naming the guests' compiled functions, so
+/// `perf record`/`perf report` attribute samples inside a guest to its Rust functions instead
+/// of anonymous JIT addresses. Off by default: the file grows with every module loaded.
+pub(crate) fn perf_map_if_asked(config: &mut Config) {
+    if std::env::var_os("INTERCODE_PERF_MAP").is_some_and(|v| v == "1") {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
 }
 
 /// Advances the engine's epoch every tick until the engine is dropped.

@@ -203,6 +203,9 @@ fn a_timeout_interrupts_the_action_and_keeps_the_namespace() {
     ep.step("print('before'); import time; time.sleep(3600)");
     ep.observes("before\nTimeoutError: the action took longer than 2 s");
     assert!(t.elapsed() < Duration::from_secs(8));
+    // So is a line not yet ended: the streams write through, as `python3 -u`.
+    ep.step("import sys; sys.stdout.write('unended'); time.sleep(3600)");
+    ep.observes_containing("unended");
     ep.step("x").observes("42");
 }
 

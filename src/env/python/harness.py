@@ -214,14 +214,30 @@ def handle(request):
         flush()
 
 
-def line_buffered():
-    """Flush stdout and stderr at every newline, so what an action printed before it was
-    killed (a timeout) reaches the host."""
-    for stream in (sys.stdout, sys.stderr):
+def write_through_stdio():
+    """stdout and stderr as text streams that hand every write straight to the host, so what an
+    action printed before it was killed (a timeout) reaches the host, as `python3 -u` does.
+
+    RustPython's line-buffered streams passed each line through a buffered writer's write and
+    flush, a few Python-level calls per printed line. With the guest's Rust UTF-8 encoder
+    (python-guest/src/stdio.rs), `for i in range(1000): print(i)` in the wasm guest measured
+    about 5.5 ms line-buffered and 3.5 ms written through (`cargo bench --bench python`)."""
+    import io
+
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        old = getattr(sys, name)
         try:
-            stream.reconfigure(line_buffering=True)
+            old.flush()
+            stream = io.TextIOWrapper(
+                io.FileIO(fd, "wb", closefd=False),
+                encoding="utf-8",
+                errors=old.errors,
+                write_through=True,
+            )
         except Exception:
-            pass
+            continue
+        setattr(sys, name, stream)
+        setattr(sys, "__" + name + "__", stream)
 
 
 def sandbox_time_zone():
@@ -240,5 +256,5 @@ def sandbox_time_zone():
 
 
 fresh_namespace()
-line_buffered()
+write_through_stdio()
 sandbox_time_zone()
