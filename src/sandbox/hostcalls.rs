@@ -163,7 +163,8 @@ fn target_of(path: &str) -> Result<Target, i32> {
     let within_root = hostcalls::paths::above_root_resolved(path.as_bytes())
         .and_then(|p| String::from_utf8(p).ok());
     let path = within_root.as_deref().unwrap_or(path);
-    let rel = path[1..].trim_end_matches('/');
+    // Any number of leading slashes is the root (`"$PWD/x"` in `/` is `//x`).
+    let rel = path.trim_start_matches('/').trim_end_matches('/');
     Ok(Target::Path(if rel.is_empty() {
         PathBuf::from(".")
     } else {
@@ -727,6 +728,10 @@ mod tests {
         assert!(
             matches!(target_of("/a/b/"), Ok(Target::Path(p)) if p == std::path::Path::new("a/b"))
         );
+        assert!(
+            matches!(target_of("//a/b"), Ok(Target::Path(p)) if p == std::path::Path::new("a/b"))
+        );
+        assert!(matches!(target_of("///"), Ok(Target::Path(p)) if p == std::path::Path::new(".")));
         assert!(target_of("relative").is_err());
     }
 }

@@ -85,8 +85,10 @@ struct Opts {
 struct Tar {
     opts: Opts,
     status: i32,
-    warned_slash: bool,
-    warned_link_slash: bool,
+    /// The leading `/` runs already reported ("Removing leading `//' …"), once each as GNU.
+    warned_slashes: Vec<Vec<u8>>,
+    /// The same for hard link targets ("… from hard link targets").
+    warned_link_slashes: Vec<Vec<u8>>,
     warned_dotdot: bool,
     /// GNU's owner/size column in long listings starts 19 wide and grows to fit.
     ugswidth: usize,
@@ -123,8 +125,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
     let mut t = Tar {
         opts,
         status: 0,
-        warned_slash: false,
-        warned_link_slash: false,
+        warned_slashes: Vec::new(),
+        warned_link_slashes: Vec::new(),
         warned_dotdot: false,
         ugswidth: 19,
         // glibc gives a pipe a 4096-byte stdio buffer; the interleaving with stderr follows.
@@ -172,6 +174,11 @@ fn path_of(b: &[u8]) -> PathBuf {
 
 fn path_bytes(p: &Path) -> Vec<u8> {
     os_bytes(&p.as_os_str().to_os_string())
+}
+
+/// The run of `/` that `name` starts with.
+fn leading_slashes(name: &[u8]) -> &[u8] {
+    &name[..name.iter().take_while(|&&c| c == b'/').count()]
 }
 
 fn show(b: &[u8]) -> String {
@@ -1042,20 +1049,14 @@ impl Tar {
     /// Member name for a file given as `name`: leading `/` (and `../`) removed unless -P.
     fn member_name(&mut self, name: &[u8]) -> Vec<u8> {
         let mut n: &[u8] = name;
+        let slashes = leading_slashes(n);
         if !self.opts.absolute {
-            let mut slash = false;
-            while n.first() == Some(&b'/') {
-                n = &n[1..];
-                slash = true;
-            }
+            n = &n[slashes.len()..];
+            self.warn_leading_slashes(slashes, false);
             let mut dotdot = false;
             while n.starts_with(b"../") {
                 n = &n[3..];
                 dotdot = true;
-            }
-            if slash && !self.warned_slash {
-                self.warned_slash = true;
-                self.msg("Removing leading `/' from member names");
             }
             if dotdot && !self.warned_dotdot {
                 self.warned_dotdot = true;
@@ -1066,6 +1067,21 @@ impl Tar {
             }
         }
         n.to_vec()
+    }
+
+    /// GNU's notice for a removed run of leading slashes, once per distinct run (and
+    /// separately for member names and hard link targets).
+    fn warn_leading_slashes(&mut self, slashes: &[u8], link_target: bool) {
+        let (warned, what) = if link_target {
+            (&mut self.warned_link_slashes, "hard link targets")
+        } else {
+            (&mut self.warned_slashes, "member names")
+        };
+        if slashes.is_empty() || warned.iter().any(|w| w == slashes) {
+            return;
+        }
+        warned.push(slashes.to_vec());
+        self.msg(format!("Removing leading `{}' from {what}", show(slashes)));
     }
 }
 
@@ -1537,9 +1553,8 @@ impl Tar {
             // GNU prepares the file's name as a future link target right away, and that is
             // when it reports stripping its '/' (so with several operands the notice shows
             // up even when no hard link is ever stored).
-            if shown.first() == Some(&b'/') && !self.opts.absolute && !self.warned_link_slash {
-                self.warned_link_slash = true;
-                self.msg("Removing leading `/' from hard link targets");
+            if !self.opts.absolute {
+                self.warn_leading_slashes(leading_slashes(shown), true);
             }
             ar.seen.insert((st.dev, st.ino), member.clone());
         }
@@ -2105,6 +2120,10 @@ impl Tar {
             shown.push(b'/');
         }
         if self.opts.mode == Some(Mode::List) {
+            // GNU lists the name as stored, but reports the leading `/` it would remove.
+            if !self.opts.absolute {
+                self.warn_leading_slashes(leading_slashes(&m.name), false);
+            }
             if self.opts.verbose > 0 {
                 let info = ListInfo {
                     kind: m.kind,
@@ -2155,15 +2174,9 @@ impl Tar {
         // Extract.
         let mut rel: &[u8] = &name;
         if !self.opts.absolute {
-            let mut slash = false;
-            while rel.first() == Some(&b'/') {
-                rel = &rel[1..];
-                slash = true;
-            }
-            if slash && !self.warned_slash {
-                self.warned_slash = true;
-                self.msg("Removing leading `/' from member names");
-            }
+            let slashes = leading_slashes(rel);
+            rel = &rel[slashes.len()..];
+            self.warn_leading_slashes(slashes, false);
             if rel.split(|&c| c == b'/').any(|c| c == b"..") {
                 self.error(format!("{}: Member name contains '..'", show(&name)));
                 return Ok(());
@@ -2179,27 +2192,27 @@ impl Tar {
                 return Ok(());
             }
             let kept = parts[self.opts.strip..].join(&b'/');
-            return self.extract_at(m, data, base, &kept, dirs);
+            return self.extract_at(m, data, base, &kept, &shown, dirs);
         }
         let rel = rel.to_vec();
         if rel.is_empty() {
             return Ok(());
         }
-        self.extract_at(m, data, base, &rel, dirs)
+        self.extract_at(m, data, base, &rel, &shown, dirs)
     }
 
+    /// Extracts member `m` to `rel` under `base`. `-v` names it `shown`: the name in the
+    /// archive, as GNU does (with its leading `/`, before `--strip-components` and, unless
+    /// `--show-transformed-names`, before `--transform`).
     fn extract_at(
         &mut self,
         m: &Member,
         data: &mut dyn Read,
         base: &[u8],
         rel: &[u8],
+        shown: &[u8],
         dirs: &mut Vec<(PathBuf, u32, i64)>,
     ) -> io::Result<()> {
-        let mut shown = rel.to_vec();
-        if m.kind == b'5' && !shown.ends_with(b"/") {
-            shown.push(b'/');
-        }
         if self.opts.verbose > 0 {
             if self.opts.verbose > 1 {
                 let info = ListInfo {
@@ -2209,13 +2222,13 @@ impl Tar {
                     gname: &m.gname,
                     size: if m.kind == b'0' { m.size } else { 0 },
                     mtime: m.mtime,
-                    name: &shown,
+                    name: shown,
                     link: &m.link,
                 };
                 let line = self.long_line(&info);
                 self.verbose_line(&line);
             } else {
-                self.verbose_line(&shown);
+                self.verbose_line(shown);
             }
         }
         if self.opts.to_stdout {

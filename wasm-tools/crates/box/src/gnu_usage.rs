@@ -379,7 +379,16 @@ fn unknown_option(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
     const COUNT_FORMS: &[&str] = &[
         "head", "tail", "uniq", "fold", "split", "sort", "pr", "fmt", "expand", "unexpand",
     ];
-    if letter.is_ascii_digit() && COUNT_FORMS.contains(&name) {
+    // sort's `-POS2` is one only after a `+POS1`; alone (`sort -0`, `sort -z0`) GNU refuses it.
+    let obsolete_key = || {
+        args.iter().any(|a| {
+            a.to_string_lossy()
+                .strip_prefix('+')
+                .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    };
+    if letter.is_ascii_digit() && COUNT_FORMS.contains(&name) && (name != "sort" || obsolete_key())
+    {
         return None;
     }
     Some(format!("{name}: invalid option -- '{letter}'"))
@@ -463,6 +472,10 @@ mod tests {
         assert_eq!(check("cp", &args(&["cp", "-a", "--", "-x", "y"])), None);
         assert_eq!(check("ls", &args(&["ls", "--nope"])), None);
         assert_eq!(check("sort", &args(&["sort", "--bogus"])), Some(2));
+        // A digit is sort's obsolete `-POS2` only after a `+POS1`.
+        assert_eq!(check("sort", &args(&["sort", "-z0", "f"])), Some(2));
+        assert_eq!(check("sort", &args(&["sort", "-0"])), Some(2));
+        assert_eq!(check("sort", &args(&["sort", "+1", "-2", "f"])), None);
         assert_eq!(check("rmdir", &args(&["rmdir", "-p0", "d"])), Some(1));
         assert_eq!(
             first_unknown_option(
