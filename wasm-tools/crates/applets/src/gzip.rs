@@ -12,12 +12,12 @@
 //! -- ignored` (2), `not in gzip format` (1), `unexpected end of file` (1), `decompression
 //! OK, trailing garbage ignored` (2)); `-v` ratios and `-l` listings in GNU's layout.
 //!
-//! Differences: the compressed bytes are not GNU's (flate2's deflate encoder; the data and
-//! header fields are the same, and GNU gzip decompresses our output); no interactive
+//! The compressed bytes are GNU's too ([`crate::common::deflate`]), so archive sizes, their
+//! checksums and `-v`/`-l` ratios agree. Differences: no interactive
 //! overwrite prompt (there is no terminal); `-l` on multi-member files reports the last
 //! member's size as GNU 1.10 does only approximately; `--rsyncable` is accepted and ignored.
 
-use flate2::{Compression, GzBuilder};
+use crate::common::deflate::GzipWriter;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -634,9 +634,7 @@ impl Gzip {
             }
             return;
         }
-        let enc = GzBuilder::new()
-            .operating_system(3)
-            .write(&mut self.out, Compression::new(self.o.level));
+        let enc = GzipWriter::new(&mut self.out, self.o.level);
         let r = copy_finish(&mut input, enc);
         if let Err(e) = r {
             self.error(format!("stdout: {}", strerror(&e)));
@@ -740,15 +738,11 @@ impl Gzip {
         };
         let md = fs::metadata(path_of(name)).ok();
         let mtime = st.map_or(0, |s| s.mtime_ns.div_euclid(1_000_000_000));
-        let mut builder = GzBuilder::new().operating_system(3);
-        if !self.o.no_name {
-            builder = builder
-                .filename(base.to_vec())
-                .mtime(mtime.clamp(0, u32::MAX as i64) as u32);
-        }
+        let stored_name = (!self.o.no_name).then(|| (base, mtime.clamp(0, u32::MAX as i64) as u32));
+        let level = self.o.level;
         let size_in = md.as_ref().map_or(0, |m| m.len());
         if self.o.stdout {
-            let enc = builder.write(CountW::new(&mut self.out), Compression::new(self.o.level));
+            let enc = member_writer(CountW::new(&mut self.out), level, stored_name);
             match copy_finish(&mut input, enc) {
                 Ok(w) => {
                     let n = w.n;
@@ -785,9 +779,10 @@ impl Gzip {
                 return;
             }
         };
-        let enc = builder.write(
+        let enc = member_writer(
             CountW::new(io::BufWriter::with_capacity(64 * 1024, f)),
-            Compression::new(self.o.level),
+            level,
+            stored_name,
         );
         let n = match copy_finish(&mut input, enc).and_then(|mut w| {
             w.inner.flush()?;
@@ -1000,10 +995,16 @@ impl<W: Write> Write for CountW<W> {
     }
 }
 
-fn copy_finish<W: Write>(
-    input: &mut dyn Read,
-    mut enc: flate2::write::GzEncoder<W>,
-) -> io::Result<W> {
+/// A gzip member's writer, with the original name and time stored unless `-n`.
+fn member_writer<W: Write>(out: W, level: u32, stored: Option<(&[u8], u32)>) -> GzipWriter<W> {
+    let writer = GzipWriter::new(out, level);
+    match stored {
+        Some((name, mtime)) => writer.with_name(name, mtime),
+        None => writer,
+    }
+}
+
+fn copy_finish<W: Write>(input: &mut dyn Read, mut enc: GzipWriter<W>) -> io::Result<W> {
     io::copy(input, &mut enc)?;
     enc.finish()
 }
@@ -1054,7 +1055,7 @@ mod tests {
     fn round_trip_and_members() {
         let mut one = Vec::new();
         {
-            let mut e = GzBuilder::new().write(&mut one, Compression::default());
+            let mut e = GzipWriter::new(&mut one, 6);
             e.write_all(b"hello\n").unwrap();
             e.finish().unwrap();
         }

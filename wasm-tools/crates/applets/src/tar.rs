@@ -1355,11 +1355,7 @@ impl Tar {
             }
         };
         let sink: Box<dyn Write> = if gzip {
-            Box::new(
-                flate2::GzBuilder::new()
-                    .operating_system(3)
-                    .write(sink, flate2::Compression::default()),
-            )
+            Box::new(crate::common::deflate::GzipWriter::new(sink, 6))
         } else {
             sink
         };

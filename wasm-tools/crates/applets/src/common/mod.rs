@@ -8,6 +8,7 @@
 //! Everything here assumes the C locale, which is what upstream InterCode's containers ran
 //! with (no `LANG` set): bytes, not characters; ASCII case folding; `'quotes'` in messages.
 
+pub mod deflate;
 pub mod exec;
 pub mod getopt;
 pub mod glob;

@@ -253,6 +253,19 @@ const CASES: &[Case] = &[
     ),
     c("tar/z-not-gzip", "tar cf a.tar d && tar tzf a.tar"),
     c("tar/missing-archive", "tar tf nope.tar"),
+    // ---- the compressed bytes themselves ----
+    c(
+        "gzip/bytes-are-gnus",
+        "gzip -n -c d/a.txt | od -A d -t x1; for l in 1 4 6 9; do seq 1 20000 | gzip -$l | md5sum; done; gzip -9 -c d/a.txt | wc -c",
+    ),
+    c(
+        "tar/czf-bytes-are-gnus",
+        "seq 1 5000 > d/n.txt && touch -d @1600000000 d d/* d/sub/* && tar --sort=name -czf - d | md5sum",
+    ),
+    c(
+        "gzip/verbose-ratio",
+        "seq 1 3000 > n.txt && gzip -v n.txt 2>&1 && gzip -l n.txt.gz",
+    ),
     // ---- gzip ----
     c(
         "gzip/compress-keeps-mode-mtime",
