@@ -634,10 +634,19 @@ impl Gzip {
             }
             return;
         }
-        let enc = GzipWriter::new(&mut self.out, self.o.level);
-        let r = copy_finish(&mut input, enc);
-        if let Err(e) = r {
-            self.error(format!("stdout: {}", strerror(&e)));
+        let mut counted = CountR {
+            inner: &mut input,
+            n: 0,
+        };
+        let enc = GzipWriter::new(CountW::new(&mut self.out), self.o.level);
+        match copy_finish(&mut counted, enc) {
+            // GNU's ratio for standard input stands alone on its line: no name, no "replaced".
+            Ok(w) => {
+                let payload = w.n.saturating_sub(10 + 8);
+                let r = ratio(counted.n, payload as f64);
+                self.verbose(r);
+            }
+            Err(e) => self.error(format!("stdout: {}", strerror(&e))),
         }
     }
 
@@ -969,6 +978,20 @@ impl Gzip {
             tot.uncompressed += isize;
             tot.last_overhead = overhead;
         }
+    }
+}
+
+/// Counts what is read through it (the uncompressed size of standard input, for ratios).
+struct CountR<'a> {
+    inner: &'a mut dyn Read,
+    n: u64,
+}
+
+impl Read for CountR<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.n += k as u64;
+        Ok(k)
     }
 }
 

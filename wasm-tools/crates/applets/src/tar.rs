@@ -20,9 +20,11 @@
 //!
 //! Differences: directory entries are archived sorted by name (GNU uses readdir order, which
 //! differs between file systems); owners are always stored as `0/0 root/root`; times are
-//! shown in UTC; `--sort`, `--owner`, `--group` and `--mtime` are accepted and ignored;
-//! bzip2/xz (`-j`/`-J`) are not available; sparse files, devices and FIFOs are skipped; the
-//! gzip bytes differ from GNU gzip's (same data, another encoder); `--delete`, `-A` and
+//! shown in UTC; `--sort`, `--owner` and `--group` are accepted and ignored; `--mtime` takes
+//! the dates `common::time::parse_date` reads (and a file's time), GNU's oldest time for what
+//! GNU cannot read, and leaves members their own times for relative words (`yesterday`);
+//! bzip2/xz (`-j`/`-J`) are not available; sparse files, devices and FIFOs are skipped;
+//! `--delete`, `-A` and
 //! `-d` are not implemented (`-u` appends like `-r`).
 
 use std::ffi::OsString;
@@ -75,6 +77,10 @@ struct Opts {
     null: bool,
     /// Warnings the command line itself earned (printed before anything runs).
     warnings: Vec<String>,
+    /// `--mtime`: the time every member is archived with, in seconds.
+    mtime: Option<i64>,
+    /// How dates on the command line were read, for `-v` ("Option --mtime: Treating date …").
+    textual_dates: Vec<String>,
     /// Names (and `-T` lists) given so far, to tell which options came after all of them.
     names_given: usize,
     /// Positional options (`--no-recursion`…) with the number of names given before each.
@@ -121,6 +127,11 @@ pub fn main(args: Vec<OsString>) -> i32 {
     };
     for w in &opts.warnings {
         let _ = writeln!(err, "tar: {w}");
+    }
+    if opts.verbose > 0 {
+        for d in &opts.textual_dates {
+            let _ = writeln!(err, "tar: {d}");
+        }
     }
     let mut t = Tar {
         opts,
@@ -454,14 +465,45 @@ fn set_mode(o: &mut Opts, m: Mode) -> Result<(), String> {
     Ok(())
 }
 
-/// The warning GNU gives a date it cannot read, then goes on with.
-fn check_date(o: &mut Opts, value: &[u8]) {
+/// The warning GNU gives a date it cannot read, then goes on with; false after it.
+fn check_date(o: &mut Opts, value: &[u8]) -> bool {
     let text = show(value);
     if !known_date(&text) {
         o.warnings.push(format!(
             "Substituting -9223372036854775807 for unknown date format '{text}'"
         ));
+        return false;
     }
+    true
+}
+
+/// `--mtime=DATE`: the time of a file when DATE starts with `/` or `.` (as GNU decides), else
+/// the date, else, for what GNU's parser cannot read, the oldest time a `time_t` holds. `None`
+/// (members keep their own times) for a file that cannot be read and for the relative dates
+/// GNU reads against the clock (`2 days ago`), which this does not parse.
+fn mtime_option(o: &mut Opts, value: &[u8]) -> Option<i64> {
+    let text = show(value);
+    if text.starts_with(['/', '.']) {
+        return hostcalls::stat(&text, true)
+            .ok()
+            .map(|st| st.mtime_ns.div_euclid(1_000_000_000));
+    }
+    if !check_date(o, value) {
+        return Some(i64::MIN);
+    }
+    let ns = crate::common::time::parse_date(&text)?;
+    let (secs, frac) = (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
+    let tm = crate::common::time::Tm::from_epoch(secs, 0);
+    let mut shown = crate::common::time::strftime("%Y-%m-%d %H:%M:%S", &tm);
+    if frac != 0 {
+        shown.push_str(format!(".{frac:09}").trim_end_matches('0'));
+    }
+    // GNU reports the reading only when it is not what was written.
+    if shown != text.trim() {
+        o.textual_dates
+            .push(format!("Option --mtime: Treating date '{text}' as {shown}"));
+    }
+    Some(secs)
 }
 
 fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
@@ -494,7 +536,9 @@ fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
             o.files_from.push(v());
             o.names_given += 1;
         }
-        b'N' => check_date(o, &v()),
+        b'N' => {
+            check_date(o, &v());
+        }
         b'X' => {
             let text =
                 read_list(&v(), o.null).map_err(|e| format!("{}: Cannot open: {e}", show(&v())))?;
@@ -516,7 +560,10 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
         "append" | "update" => set_mode(o, Mode::Append)?,
         "null" => o.null = true,
         "no-null" => o.null = false,
-        "mtime" | "newer" | "newer-mtime" | "after-date" => check_date(o, &val()),
+        "mtime" => o.mtime = mtime_option(o, &val()),
+        "newer" | "newer-mtime" | "after-date" => {
+            check_date(o, &val());
+        }
         "gzip" | "gunzip" | "ungzip" => o.gzip = true,
         "auto-compress" => o.auto_compress = true,
         "bzip2" => return Err("bzip2: Cannot exec: No such file or directory".into()),
@@ -1087,6 +1134,17 @@ impl Tar {
 
 // ----- writing -----
 
+/// A time field: octal, or GNU's base-256 in two's complement for a time before 1970.
+fn signed_number(field: &mut [u8], v: i64) {
+    if v >= 0 {
+        return octal(field, v as u64);
+    }
+    field.fill(0xff);
+    let bytes = v.to_be_bytes();
+    let flen = field.len();
+    field[flen - 8..].copy_from_slice(&bytes);
+}
+
 fn octal(field: &mut [u8], v: u64) {
     // N-1 octal digits and a NUL, or GNU's base-256 when the value does not fit.
     let digits = field.len() - 1;
@@ -1121,7 +1179,7 @@ fn gnu_header(h: &HeaderSpec<'_>) -> [u8; BLOCK] {
     octal(&mut b[108..116], 0);
     octal(&mut b[116..124], 0);
     octal(&mut b[124..136], h.size);
-    octal(&mut b[136..148], h.mtime.max(0) as u64);
+    signed_number(&mut b[136..148], h.mtime);
     b[156] = h.kind;
     let l = h.link.len().min(100);
     b[157..157 + l].copy_from_slice(&h.link[..l]);
@@ -1437,7 +1495,10 @@ impl Tar {
             return Ok(());
         }
         let member = self.transform(member.strip_suffix(b"/").unwrap_or(&member));
-        let mtime = st.mtime_ns.div_euclid(1_000_000_000);
+        let mtime = self
+            .opts
+            .mtime
+            .unwrap_or(st.mtime_ns.div_euclid(1_000_000_000));
         let mode = st.permissions();
         if st.is_dir() {
             let mut name = member.clone();
@@ -1584,7 +1645,10 @@ impl Tar {
                     uname: b"root",
                     gname: b"root",
                     size,
-                    mtime: st.mtime_ns.div_euclid(1_000_000_000),
+                    mtime: self
+                        .opts
+                        .mtime
+                        .unwrap_or(st.mtime_ns.div_euclid(1_000_000_000)),
                     // GNU lists the name as given (`/system/x`), not the member's.
                     name: shown,
                     link: link.map_or(&b""[..], |(_, l)| l),
@@ -1655,6 +1719,17 @@ fn read_block(r: &mut dyn Read, b: &mut [u8; BLOCK]) -> io::Result<bool> {
         return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "short block"));
     }
     Ok(true)
+}
+
+/// A time field, which GNU writes in base-256 two's complement when negative.
+fn parse_signed(f: &[u8]) -> i64 {
+    if f.first() == Some(&0xff) {
+        return f
+            .iter()
+            .skip(f.len().saturating_sub(8))
+            .fold(0i64, |v, &c| (v << 8) | i64::from(c));
+    }
+    parse_num(f) as i64
 }
 
 fn parse_num(f: &[u8]) -> u64 {
@@ -1786,16 +1861,23 @@ impl Tar {
         let days = i.mtime.div_euclid(86_400);
         let secs = i.mtime.rem_euclid(86_400);
         let (y, m, d) = civil(days);
+        // A year C's `struct tm` cannot hold (GNU's oldest time, from `--mtime=+60`): GNU
+        // shows the seconds themselves.
+        let tm_year = y - 1900;
+        let date = if tm_year < i64::from(i32::MIN) || tm_year > i64::from(i32::MAX) {
+            i.mtime.to_string()
+        } else {
+            format!(
+                "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+                secs / 3600,
+                secs % 3600 / 60
+            )
+        };
         let mut line = format!(
-            "{} {}{:>width$} {:04}-{:02}-{:02} {:02}:{:02} ",
+            "{} {}{:>width$} {date} ",
             mode_string(i.kind, i.mode),
             ug,
             size,
-            y,
-            m,
-            d,
-            secs / 3600,
-            secs % 3600 / 60,
             width = w - ug.len()
         )
         .into_bytes();
@@ -1978,7 +2060,7 @@ impl Tar {
                 kind: if kind == 0 { b'0' } else { kind },
                 mode: parse_num(&block[100..108]) as u32,
                 size,
-                mtime: parse_num(&block[136..148]) as i64,
+                mtime: parse_signed(&block[136..148]),
                 uname: cstr(&block[265..297]).to_vec(),
                 gname: cstr(&block[297..329]).to_vec(),
                 uid: parse_num(&block[108..116]),

@@ -242,8 +242,11 @@ struct Trees {
     depth: [u8; HEAP_SIZE],
     /// (literal or length - 3, distance or 0) per symbol of the block.
     symbols: Vec<(u8, u16)>,
+    /// How many of the symbols are matches.
     last_dist: usize,
+    /// The block's size in bits with its own (dynamic) codes, trees included…
     opt_len: i64,
+    /// …and with deflate's fixed codes.
     static_len: i64,
     bits: BitWriter,
 }

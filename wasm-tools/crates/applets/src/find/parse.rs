@@ -6,7 +6,7 @@ use crate::common::getopt::parse_uint;
 use crate::common::mode::ModeChange;
 use crate::common::rx::{self, Rx, Syntax};
 use crate::common::sys;
-use crate::common::time::days_from_civil;
+use crate::common::time::parse_date;
 
 const DAY_NS: i64 = 86_400 * 1_000_000_000;
 const MIN_NS: i64 = 60 * 1_000_000_000;
@@ -947,38 +947,6 @@ fn parse_types(a: &str, pred: &str) -> Result<Vec<char>, ParseError> {
         }
     }
     Ok(types)
-}
-
-/// Dates for `-newermt`: `@SECONDS`, `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]` (also with `T`),
-/// in UTC. GNU accepts far more (it uses `parse_datetime`); these are the forms seen in
-/// practice.
-pub fn parse_date(s: &str) -> Option<i64> {
-    let s = s.trim();
-    if let Some(secs) = s.strip_prefix('@') {
-        let v: f64 = secs.parse().ok()?;
-        return Some((v * 1e9) as i64);
-    }
-    let (date, time) = match s.split_once([' ', 'T']) {
-        Some((d, t)) => (d, Some(t.trim())),
-        None => (s, None),
-    };
-    let mut d = date.split('-');
-    let y: i64 = d.next()?.parse().ok()?;
-    let m: u32 = d.next()?.parse().ok()?;
-    let day: u32 = d.next()?.parse().ok()?;
-    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let mut secs = days_from_civil(y, m, day) * 86_400;
-    if let Some(t) = time {
-        let mut parts = t.split(':');
-        let h: i64 = parts.next()?.parse().ok()?;
-        let mi: i64 = parts.next().unwrap_or("0").parse().ok()?;
-        let se: f64 = parts.next().unwrap_or("0").parse().ok()?;
-        secs += h * 3600 + mi * 60;
-        return Some(secs * 1_000_000_000 + (se * 1e9) as i64);
-    }
-    Some(secs * 1_000_000_000)
 }
 
 #[cfg(test)]

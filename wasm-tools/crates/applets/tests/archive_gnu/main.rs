@@ -253,6 +253,19 @@ const CASES: &[Case] = &[
     ),
     c("tar/z-not-gzip", "tar cf a.tar d && tar tzf a.tar"),
     c("tar/missing-archive", "tar tf nope.tar"),
+    // ---- --mtime: every member takes the date ----
+    c(
+        "tar/mtime-date",
+        "tar -cvf m.tar --sort=name --mtime=@1600000000 d 2>&1; tar -tvf m.tar; tar -cvf n.tar --mtime='2020-01-01 10:00' d/a.txt 2>&1; tar -tvf n.tar; tar -cvf n.tar --mtime=2021-03-04 d/a.txt 2>&1; tar -tvf n.tar",
+    ),
+    c(
+        "tar/mtime-unreadable",
+        "tar -cf o.tar --mtime=+60 d/a.txt; echo rc=$?; tar -tvf o.tar; od -A d -t x1 -j 136 -N 12 o.tar",
+    ),
+    c(
+        "tar/mtime-of-a-file",
+        "touch -d @1500000000 ref && tar -cf p.tar --mtime=./ref d/a.txt && tar -tvf p.tar",
+    ),
     // ---- the compressed bytes themselves ----
     c(
         "gzip/bytes-are-gnus",
@@ -261,6 +274,10 @@ const CASES: &[Case] = &[
     c(
         "tar/czf-bytes-are-gnus",
         "seq 1 5000 > d/n.txt && touch -d @1600000000 d d/* d/sub/* && tar --sort=name -czf - d | md5sum",
+    ),
+    c(
+        "gzip/verbose-stdin",
+        "gzip -v < /dev/null 2>&1 >/dev/null; seq 1 1000 | gzip -v9 2>&1 >/dev/null; seq 1 9 | gzip -c | gzip -dv 2>&1 >/dev/null; echo rc=$?",
     ),
     c(
         "gzip/verbose-ratio",
