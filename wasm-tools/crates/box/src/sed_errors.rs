@@ -8,7 +8,7 @@
 //! (a script that compiles, options the crate's parser refuses, a script read from standard
 //! input) goes to the crate unchanged.
 
-use sed::sed::command::ProcessingContext;
+use sed::sed::command::{CharacterMode, ProcessingContext};
 use sed::sed::compiler::compile;
 use sed::sed::script_line_provider::ScriptValue;
 use std::ffi::OsString;
@@ -82,10 +82,17 @@ fn missing_inputs(args: &[OsString]) -> Option<Inputs> {
     if leading_missing == operands.len() {
         return Some(Inputs::Done(CANT_READ));
     }
-    let dropped: Vec<usize> = operands[..leading_missing]
-        .iter()
-        .map(|(i, _)| *i)
-        .collect();
+    // clap's indices are not argv's (an option's value shares its option's index), so the
+    // operands are found in argv again: they come in the same order.
+    let mut positions = operand_positions(args);
+    if !scripts_given && !positions.is_empty() {
+        // The first operand is the script.
+        positions.remove(0);
+    }
+    if positions.len() != operands.len() {
+        return None;
+    }
+    let dropped = &positions[..leading_missing];
     Some(Inputs::Without(
         args.iter()
             .enumerate()
@@ -93,6 +100,31 @@ fn missing_inputs(args: &[OsString]) -> Option<Inputs> {
             .map(|(_, a)| a.clone())
             .collect(),
     ))
+}
+
+/// Where sed's operands (the script when no `-e`/`-f` gives one, then the files) are in
+/// `args`: every word that is neither an option nor the value of `-e`, `-f` or `-l`.
+fn operand_positions(args: &[OsString]) -> Vec<usize> {
+    let mut positions = Vec::new();
+    let mut value_next = false;
+    let mut only_operands = false;
+    for (i, arg) in args.iter().enumerate().skip(1) {
+        let word = arg.to_string_lossy();
+        if value_next {
+            value_next = false;
+        } else if only_operands || word == "-" || !word.starts_with('-') {
+            positions.push(i);
+        } else if word == "--" {
+            only_operands = true;
+        } else if let Some(long) = word.strip_prefix("--") {
+            value_next =
+                ["expression", "file", "line-length"].contains(&long) && !long.contains('=');
+        } else if let Some(at) = word[1..].find(['e', 'f', 'l']) {
+            // The value is the rest of the cluster, or the next word.
+            value_next = at + 2 == word.len();
+        }
+    }
+    positions
 }
 
 /// A script as given: its text (for positions), or the file it is read from.
@@ -109,30 +141,56 @@ const MISSING_LABEL: i32 = 4;
 fn refuse_bad_script(args: &[OsString]) -> Option<i32> {
     let matches = sed::sed::uu_app().try_get_matches_from(args).ok()?;
     let scripts = scripts_of(&matches)?;
-    let values = scripts
-        .iter()
-        .map(|s| match s {
-            Script::Text(t) => ScriptValue::StringVal(t.clone()),
-            Script::File(f) => ScriptValue::PathVal(f.into()),
-        })
-        .collect();
+    let values = || {
+        scripts
+            .iter()
+            .map(|s| match s {
+                Script::Text(t) => ScriptValue::StringVal(t.clone()),
+                Script::File(f) => ScriptValue::PathVal(f.into()),
+            })
+            .collect()
+    };
     let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
         .into_iter()
         .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
         .unwrap_or_else(|| "C".into());
-    let mut context = ProcessingContext {
+    let context = |character_mode| ProcessingContext {
         regex_extended: matches.get_flag("regexp-extended"),
         posix: matches.get_flag("posix"),
         sandbox: matches.get_flag("sandbox"),
         null_data: matches.get_flag("null-data"),
         quiet: matches.get_flag("quiet"),
-        character_mode: sed::sed::character_mode_for_locale(&locale).ok()?,
+        character_mode,
         ..ProcessingContext::default()
     };
-    let error = compile(values, &mut context).err()?;
+    let mode = sed::sed::character_mode_for_locale(&locale).ok()?;
+    let mut error = compile(values(), &mut context(mode)).err()?;
+    if mode == CharacterMode::Byte && error.to_string().contains(BACK_REFERENCES_REFUSED) {
+        // The crate matches back-references (`s/\(a\)\1/x/`, which GNU sed takes in any
+        // locale) only in its UTF-8 mode; such a script runs there, which differs from the C
+        // locale only for input that is not ASCII.
+        match compile(values(), &mut context(CharacterMode::Utf8)) {
+            Ok(_) => {
+                run_in_utf8_mode();
+                return None;
+            }
+            Err(e) => error = e,
+        }
+    }
     let (line, status) = gnu_line(&error.to_string(), &scripts)?;
     let _ = writeln!(std::io::stderr(), "sed: {line}");
     Some(status)
+}
+
+/// The crate's refusal of a back-reference in its byte (C locale) mode.
+const BACK_REFERENCES_REFUSED: &str = "back-references are not supported in byte mode";
+
+/// Makes the crate, which reads the locale from the environment, run in its UTF-8 mode.
+#[allow(unsafe_code)]
+fn run_in_utf8_mode() {
+    // SAFETY: the box is a single-threaded WASI process; nothing reads the environment
+    // concurrently.
+    unsafe { std::env::set_var("LC_ALL", "C.UTF-8") };
 }
 
 /// The scripts in the order sed reads them, as the crate collects them (`-e` and `-f` in
@@ -369,6 +427,15 @@ mod tests {
             missing_inputs(&os(&["sed", "-i", "s/a/b/"])),
             Some(Inputs::Done(4))
         ));
+        // Option values do not count as operands: `-e :a -e N` before the missing file.
+        match missing_inputs(&os(&[
+            "sed", "-i", "s/x//", "-e", ":a", "-ne", "N", missing, f,
+        ])) {
+            Some(Inputs::Without(rest)) => {
+                assert_eq!(rest, os(&["sed", "-i", "-e", ":a", "-ne", "N", f]))
+            }
+            _ => panic!("the script-looking operand and the missing file are dropped"),
+        }
         // A missing file after a readable one is left to sed.
         assert!(missing_inputs(&os(&["sed", "p", f, missing])).is_none());
         assert!(missing_inputs(&os(&["sed", "p"])).is_none());
