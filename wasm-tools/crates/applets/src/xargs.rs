@@ -286,17 +286,15 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
         1
     };
-    let parsed = match getopt::parse(
+    // Options act as getopt returns them: the warnings of those before a bad one come first.
+    let (parsed, bad_option) = getopt::parse_in_order(
         args,
         SPECS,
         Config {
             stop_at_operand: true,
             digits: None,
         },
-    ) {
-        Ok(p) => p,
-        Err(msg) => return usage(io, &msg),
-    };
+    );
     let mut o = Opts {
         split: Split::Default,
         arg_file: None,
@@ -472,6 +470,9 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 return 0;
             }
         }
+    }
+    if let Some(message) = bad_option {
+        return usage(io, &message);
     }
     let command: Vec<String> = if parsed.operands.is_empty() {
         vec!["echo".to_string()]

@@ -121,12 +121,13 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         "sha512sum",
         "b2sum",
     ];
-    if CHECKSUMS.contains(&name) && checks_with_a_mode(args) {
-        // uutils says the first line but not the second.
+    if CHECKSUMS.contains(&name)
+        && let Some(message) = checksum_options_refused(args)
+    {
+        // uutils says the first line (or nothing) but not the second.
         let _ = write!(
             std::io::stderr(),
-            "{name}: the --binary and --text options are meaningless when verifying checksums\n\
-             Try '{name} --help' for more information.\n"
+            "{name}: {message}\nTry '{name} --help' for more information.\n"
         );
         return Some(1);
     }
@@ -207,23 +208,74 @@ fn tr_extra_operand(args: &[OsString]) -> Option<String> {
     Some(message)
 }
 
-/// `md5sum -b -c` and friends: `--check` given with `--binary` or `--text`, which GNU's
-/// checksum utilities refuse before reading anything (their short options take no values).
-fn checks_with_a_mode(args: &[OsString]) -> bool {
-    let (mut check, mut mode) = (false, false);
+/// `md5sum -b -c`, `sha256sum -w` and friends: options that only go with `--check`, or never
+/// with it, which GNU's checksum utilities refuse before reading anything, in GNU's order of
+/// checks (their short options take no values).
+fn checksum_options_refused(args: &[OsString]) -> Option<&'static str> {
+    let mut given = std::collections::HashSet::new();
     for arg in args.iter().skip(1).map(|a| a.to_string_lossy()) {
         match arg.as_ref() {
             "--" => break,
-            "--check" => check = true,
-            "--binary" | "--text" => mode = true,
-            short if short.starts_with('-') && !short.starts_with("--") => {
-                check |= short.contains('c');
-                mode |= short.contains('b') || short.contains('t');
+            long if long.starts_with("--") => {
+                given.insert(long.trim_start_matches('-').to_string());
+            }
+            short if short.starts_with('-') && short.len() > 1 => {
+                for c in short[1..].chars() {
+                    let name = match c {
+                        'c' => "check",
+                        'b' => "binary",
+                        't' => "text",
+                        'w' => "warn",
+                        'z' => "zero",
+                        _ => continue,
+                    };
+                    given.insert(name.to_string());
+                }
             }
             _ => {}
         }
     }
-    check && mode
+    let has = |name: &str| given.contains(name);
+    let check = has("check");
+    if check {
+        if has("tag") {
+            return Some("the --tag option is meaningless when verifying checksums");
+        }
+        if has("zero") {
+            return Some("the --zero option is not supported when verifying checksums");
+        }
+        if has("binary") || has("text") {
+            return Some(
+                "the --binary and --text options are meaningless when verifying checksums",
+            );
+        }
+        return None;
+    }
+    [
+        (
+            "ignore-missing",
+            "the --ignore-missing option is meaningful only when verifying checksums",
+        ),
+        (
+            "status",
+            "the --status option is meaningful only when verifying checksums",
+        ),
+        (
+            "warn",
+            "the --warn option is meaningful only when verifying checksums",
+        ),
+        (
+            "quiet",
+            "the --quiet option is meaningful only when verifying checksums",
+        ),
+        (
+            "strict",
+            "the --strict option is meaningful only when verifying checksums",
+        ),
+    ]
+    .into_iter()
+    .find(|(option, _)| has(option))
+    .map(|(_, message)| message)
 }
 
 /// GNU's line for a command line without the operands the utility needs (`readlink`,
@@ -537,16 +589,45 @@ mod tests {
         assert_eq!(check("sort", &args(&["sort", "-u", ""])), Some(2));
     }
 
+    // Expected messages: GNU coreutils 8.32 (upstream's image), which checks in this order.
     #[test]
-    fn a_checksum_check_with_a_mode_is_refused() {
-        assert!(checks_with_a_mode(&args(&["md5sum", "-b", "-c", "-"])));
-        assert!(checks_with_a_mode(&args(&["sha256sum", "-bc", "sums"])));
-        assert!(checks_with_a_mode(&args(&[
-            "md5sum", "--check", "--text", "x"
-        ])));
-        assert!(!checks_with_a_mode(&args(&["md5sum", "-c", "sums"])));
-        assert!(!checks_with_a_mode(&args(&["md5sum", "-b", "file"])));
-        assert!(!checks_with_a_mode(&args(&["md5sum", "-c", "--", "-b"])));
+    fn checksum_options_that_need_or_refuse_check_are_refused() {
+        let refused = |a: &[&str]| checksum_options_refused(&args(a));
+        let mode = "the --binary and --text options are meaningless when verifying checksums";
+        assert_eq!(refused(&["md5sum", "-b", "-c", "-"]), Some(mode));
+        assert_eq!(refused(&["sha256sum", "-bc", "sums"]), Some(mode));
+        assert_eq!(refused(&["md5sum", "--check", "--text", "x"]), Some(mode));
+        assert_eq!(
+            refused(&["sha256sum", "-w", "f"]),
+            Some("the --warn option is meaningful only when verifying checksums")
+        );
+        assert_eq!(
+            refused(&["md5sum", "-w", "--status", "f"]),
+            Some("the --status option is meaningful only when verifying checksums")
+        );
+        assert_eq!(
+            refused(&[
+                "md5sum",
+                "--strict",
+                "--warn",
+                "--quiet",
+                "--status",
+                "--ignore-missing"
+            ]),
+            Some("the --ignore-missing option is meaningful only when verifying checksums")
+        );
+        assert_eq!(
+            refused(&["md5sum", "--tag", "-b", "-c", "f"]),
+            Some("the --tag option is meaningless when verifying checksums")
+        );
+        assert_eq!(
+            refused(&["md5sum", "-b", "-z", "-c", "f"]),
+            Some("the --zero option is not supported when verifying checksums")
+        );
+        assert_eq!(refused(&["md5sum", "-c", "sums"]), None);
+        assert_eq!(refused(&["md5sum", "-cw", "--status", "sums"]), None);
+        assert_eq!(refused(&["md5sum", "-b", "--tag", "file"]), None);
+        assert_eq!(refused(&["md5sum", "-c", "--", "-b"]), None);
     }
 
     #[test]
