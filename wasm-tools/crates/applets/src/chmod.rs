@@ -38,18 +38,7 @@ struct Chmod<'a, 'b> {
     status: i32,
 }
 
-/// `quotef`: names quoted only when they need it.
-fn quotef(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b));
-    if plain {
-        name.to_string()
-    } else {
-        quote::shell_always(name)
-    }
-}
+use quote::shell_if_needed as quotef;
 
 impl Chmod<'_, '_> {
     fn apply(&mut self, path: &str, command_line: bool) {

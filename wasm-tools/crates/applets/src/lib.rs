@@ -8,7 +8,9 @@ mod common;
 /// The sandbox's file-creation mask (processes do not change it).
 pub use common::mode::UMASK;
 /// coreutils' ways of quoting names in messages, for the box's own small utilities too.
-pub use common::quote::{locale as locale_quote, shell_always as shell_quote};
+pub use common::quote::{
+    locale as locale_quote, shell_always as shell_quote, shell_if_needed as quote_name,
+};
 /// glibc's error texts, for the box's own small utilities too.
 pub use common::sys::strerror;
 

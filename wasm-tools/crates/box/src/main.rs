@@ -4,6 +4,7 @@
 //! WASI has no cwd of its own.
 
 mod cat;
+mod checksum_check;
 mod cp_modes;
 mod date_format;
 mod date_set;
@@ -154,6 +155,9 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
     };
     if let Some((_, f)) = uutils_table::UUTILS.iter().find(|(n, _)| *n == uu_name) {
         if let Some(status) = gnu_usage::check(uu_name, &args) {
+            return status;
+        }
+        if let Some(status) = checksum_check::run(uu_name, &args) {
             return status;
         }
         if uu_name == "od" {

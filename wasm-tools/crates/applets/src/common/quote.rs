@@ -44,6 +44,20 @@ pub fn shell_always(name: &str) -> String {
     format!("'{name}'")
 }
 
+/// gnulib's `quotef` (coreutils' error messages about a file): the name as it is when it
+/// needs no quoting for the shell, else [`shell_always`].
+pub fn shell_if_needed(name: &str) -> String {
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b));
+    if plain {
+        name.to_string()
+    } else {
+        shell_always(name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
