@@ -204,36 +204,27 @@ impl Checker<'_> {
             );
             self.error(&message);
         } else if !self.options.status {
-            let plural = |n: u64, one: &str, many: &str| {
-                if n == 1 {
-                    format!("WARNING: 1 {one}")
-                } else {
-                    format!("WARNING: {n} {many}")
-                }
-            };
-            if misformatted != 0 {
-                let m = plural(
-                    misformatted,
-                    "line is improperly formatted",
-                    "lines are improperly formatted",
-                );
-                self.error(&m);
-            }
-            if unreadable != 0 {
-                let m = plural(
+            let warnings = [
+                (misformatted, "line is", "lines are", "improperly formatted"),
+                (
                     unreadable,
-                    "listed file could not be read",
-                    "listed files could not be read",
-                );
-                self.error(&m);
-            }
-            if mismatched != 0 {
-                let m = plural(
+                    "listed file",
+                    "listed files",
+                    "could not be read",
+                ),
+                (
                     mismatched,
-                    "computed checksum did NOT match",
-                    "computed checksums did NOT match",
-                );
-                self.error(&m);
+                    "computed checksum",
+                    "computed checksums",
+                    "did NOT match",
+                ),
+            ];
+            for (n, one, many, what) in warnings {
+                match n {
+                    0 => {}
+                    1 => self.error(&format!("WARNING: 1 {one} {what}")),
+                    _ => self.error(&format!("WARNING: {n} {many} {what}")),
+                }
             }
             if self.options.ignore_missing && !matched {
                 self.error(&format!("{shown}: no file was verified"));
