@@ -109,6 +109,21 @@ struct Entry {
     file: Vec<u8>,
 }
 
+impl Entry {
+    /// The entry for `hex` and the name as written (unescaped after a leading `\\`).
+    fn read(hex: &[u8], file: &[u8], escaped: bool) -> Option<Entry> {
+        let file = if escaped {
+            unescape(file)?
+        } else {
+            file.to_vec()
+        };
+        Some(Entry {
+            hex: String::from_utf8_lossy(hex).into_owned(),
+            file,
+        })
+    }
+}
+
 impl Checker<'_> {
     fn error(&mut self, message: &str) {
         let _ = self.out.flush();
@@ -282,16 +297,7 @@ impl Checker<'_> {
             self.bsd_reversed = Some(false);
             i += 1;
         }
-        let file = &line[i..];
-        let file = if escaped {
-            unescape(file)?
-        } else {
-            file.to_vec()
-        };
-        Some(Entry {
-            hex: String::from_utf8_lossy(hex).into_owned(),
-            file,
-        })
+        Entry::read(hex, &line[i..], escaped)
     }
 
     /// `NAME) = HASH` after BSD's `ALGO (`: the name runs to the last `) = `.
@@ -302,15 +308,7 @@ impl Checker<'_> {
         if hex.len() != self.hex_len || !hex.iter().all(u8::is_ascii_hexdigit) {
             return None;
         }
-        let file = if escaped {
-            unescape(file)?
-        } else {
-            file.to_vec()
-        };
-        Some(Entry {
-            hex: String::from_utf8_lossy(hex).into_owned(),
-            file,
-        })
+        Entry::read(hex, file, escaped)
     }
 
     /// The file's digest in lower-case hex; `Err(true)` when it does not exist (reported
