@@ -49,6 +49,14 @@ pub const HOSTNAME: &str = "4d01390b86bf";
 /// make `ls /usr/bin`, `which` and `test -x` look right.
 pub const APPLET_PLACEHOLDER: &[u8] = b"#intercode applet\n";
 
+/// Programs that Ubuntu 22.04 ships as shell scripts, with grep 3.7's text: reading them
+/// (`cat /usr/bin/egrep`, `bash egrep …`) shows the script. Running them dispatches to the
+/// applet by name, as for every other program.
+const SCRIPT_PROGRAMS: &[(&str, &str)] = &[
+    ("egrep", "#!/bin/sh\nexec grep -E \"$@\"\n"),
+    ("fgrep", "#!/bin/sh\nexec grep -F \"$@\"\n"),
+];
+
 /// Directories of the image besides the task's, with their modes. The top level is what
 /// upstream's `ls /` printed (fs_4 #11's gold listed `bin boot dev etc home lib media opt proc
 /// root run sbin srv sys usr var` around the task's own files). `/tmp` and `/mnt` were gone
@@ -185,9 +193,13 @@ pub fn base_system(applet_names: &[&str]) -> TreeImage {
         if name.is_empty() || *name == "." || *name == ".." || name.contains(['/', '\0']) {
             continue;
         }
+        let contents = SCRIPT_PROGRAMS
+            .iter()
+            .find(|(program, _)| program == name)
+            .map_or(APPLET_PLACEHOLDER, |(_, script)| script.as_bytes());
         let _ = img.insert(
             &format!("usr/bin/{name}"),
-            Entry::file(APPLET_PLACEHOLDER.to_vec(), 0o755, t),
+            Entry::file(contents.to_vec(), 0o755, t),
         );
     }
     img

@@ -238,17 +238,16 @@ fn context_num(io: &mut Io, prog: &str, s: &str) -> Result<usize, i32> {
 
 pub fn run(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "grep");
-    let parsed = match getopt::parse(
+    // GNU grep acts on each option as getopt returns it: a bad `-m`/`-A` value or an
+    // unreadable `-f` file met before an invalid option is the error it reports.
+    let (parsed, bad_option) = getopt::parse_in_order(
         args,
         SPECS,
         Config {
             stop_at_operand: false,
             digits: Some(K::Digits),
         },
-    ) {
-        Ok(p) => p,
-        Err(msg) => return usage(io, &prog, &msg),
-    };
+    );
     let mut mode = Mode::Basic;
     let mut patterns: Option<Vec<String>> = None;
     let (mut icase, mut word, mut line) = (false, false, false);
@@ -415,6 +414,8 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             }
             K::Devices => o.skip_devices = arg == "skip",
             K::Color | K::Ignored => {}
+            // Help and version come after the whole command line has parsed.
+            K::Help | K::Version if bad_option.is_some() => {}
             K::Help => {
                 let _ = writeln!(io.out, "Usage: {prog} [OPTION]... PATTERNS [FILE]...");
                 return 0;
@@ -424,6 +425,9 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 return 0;
             }
         }
+    }
+    if let Some(msg) = bad_option {
+        return usage(io, &prog, &msg);
     }
     let mut operands = parsed.operands;
     let patterns = match patterns {

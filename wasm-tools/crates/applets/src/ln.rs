@@ -108,14 +108,7 @@ fn qa(s: &str) -> String {
 
 /// `quotef`: shell-quoted only when needed.
 fn qf(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"%+,-./:=@_^".contains(&b) || b >= 0x80);
-    if plain && !s.starts_with('~') {
-        s.to_string()
-    } else {
-        qa(s)
-    }
+    quote::shell_if_needed(s)
 }
 
 fn last_component(name: &str) -> &str {

@@ -70,7 +70,11 @@ struct Opts {
     numeric_owner: bool,
     strip: usize,
     transforms: Vec<Transform>,
-    excludes: Vec<Vec<u8>>,
+    /// Exclusion patterns, each with the number of names given before it.
+    excludes: Vec<(Vec<u8>, usize)>,
+    /// `--exclude-vcs-ignores` (with the number of names given before it): names matched by
+    /// the ignore files of a directory are left out.
+    exclude_vcs_ignores: Option<usize>,
     files_from: Vec<Vec<u8>>,
     operands: Vec<Operand>,
     /// `--null`: `-T` lists are NUL-separated.
@@ -96,6 +100,9 @@ struct Tar {
     /// The same for hard link targets ("… from hard link targets").
     warned_link_slashes: Vec<Vec<u8>>,
     warned_dotdot: bool,
+    /// `--exclude-vcs-ignores`: the patterns of the ignore files met in the directories being
+    /// archived, innermost last, with whether they apply to subdirectories too.
+    vcs_ignored: Vec<(Vec<Vec<u8>>, bool)>,
     /// GNU's owner/size column in long listings starts 19 wide and grows to fit.
     ugswidth: usize,
     out: Box<dyn Write>,
@@ -110,9 +117,12 @@ type TResult<T> = Result<T, Fatal>;
 pub fn main(args: Vec<OsString>) -> i32 {
     let args: Vec<Vec<u8>> = args.iter().map(os_bytes).collect();
     let mut err: Box<dyn Write> = Box::new(io::stderr());
-    let opts = match parse_args(&args) {
+    let opts = match parse_command_line(&args) {
         Ok(o) => o,
-        Err(msg) => {
+        Err((msg, warnings)) => {
+            for w in warnings {
+                let _ = writeln!(err, "tar: {w}");
+            }
             let _ = writeln!(err, "tar: {msg}");
             let _ = writeln!(
                 err,
@@ -139,6 +149,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         warned_slashes: Vec::new(),
         warned_link_slashes: Vec::new(),
         warned_dotdot: false,
+        vcs_ignored: Vec::new(),
         ugswidth: 19,
         // glibc gives a pipe a 4096-byte stdio buffer; the interleaving with stderr follows.
         out: Box::new(io::BufWriter::with_capacity(4096, io::stdout())),
@@ -196,6 +207,38 @@ fn show(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// A name in a diagnostic, as GNU tar quotes it (gnulib's `quotearg_colon`, escape style in
+/// the C locale): backslash escapes for `\\`, `:` and control characters, octal for the rest
+/// of the unprintable bytes.
+fn quoted(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len());
+    for &c in b {
+        match c {
+            b'\\' => s.push_str("\\\\"),
+            b':' => s.push_str("\\:"),
+            0x07 => s.push_str("\\a"),
+            0x08 => s.push_str("\\b"),
+            0x0c => s.push_str("\\f"),
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            b'\t' => s.push_str("\\t"),
+            0x0b => s.push_str("\\v"),
+            0x20..=0x7e => s.push(c as char),
+            _ => s.push_str(&format!("\\{c:03o}")),
+        }
+    }
+    s
+}
+
+/// `name` without its trailing slashes (`/` stays `/`).
+fn without_trailing_slashes(name: &[u8]) -> &[u8] {
+    let mut end = name.len();
+    while end > 1 && name[end - 1] == b'/' {
+        end -= 1;
+    }
+    &name[..end]
+}
+
 /// The C library's message for an I/O error (Rust appends " (os error N)").
 fn strerror(e: &io::Error) -> String {
     let s = e.to_string();
@@ -229,6 +272,8 @@ const LONG: &[(&str, bool)] = &[
     ("directory", true),
     ("exclude", true),
     ("exclude-from", true),
+    ("exclude-vcs", false),
+    ("exclude-vcs-ignores", false),
     ("extract", false),
     ("file", true),
     ("files-from", true),
@@ -301,6 +346,42 @@ const LONG: &[(&str, bool)] = &[
     ("no-delay-directory-restore", false),
 ];
 
+/// What `--exclude-vcs` leaves out: the files and directories of the version control
+/// systems GNU tar 1.34 knows (CVS, RCS, SCCS, Subversion, git, Arch, Bazaar, Mercurial,
+/// darcs), by name, wherever they are.
+const VCS_FILES: &[&str] = &[
+    "CVS",
+    ".cvsignore",
+    "RCS",
+    "SCCS",
+    ".svn",
+    ".git",
+    ".gitignore",
+    ".gitattributes",
+    ".gitmodules",
+    ".arch-ids",
+    "{arch}",
+    "=RELEASE-ID",
+    "=meta-update",
+    "=update",
+    ".bzr",
+    ".bzrignore",
+    ".bzrtags",
+    ".hg",
+    ".hgignore",
+    ".hgtags",
+    "_darcs",
+];
+
+/// The ignore files `--exclude-vcs-ignores` reads in each directory, and whether their
+/// patterns also apply below it (`.cvsignore` covers only its own directory).
+const VCS_IGNORE_FILES: &[(&str, bool)] = &[
+    (".cvsignore", false),
+    (".gitignore", true),
+    (".bzrignore", true),
+    (".hgignore", true),
+];
+
 /// Options GNU tar 1.34 applies only to the names after them: given after the last name of a
 /// create or append, they have no effect and tar says so (and exits with 2).
 const POSITIONAL: &[&str] = &[
@@ -343,8 +424,22 @@ fn short_takes_arg(c: u8) -> bool {
     )
 }
 
-fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
+/// The options, or getopt's message with the warnings GNU tar printed before it: it reads
+/// `--mtime` while parsing, so `--mtime +60 --datefmt=x` warns, then refuses `--datefmt`.
+fn parse_command_line(args: &[Vec<u8>]) -> Result<Opts, (String, Vec<String>)> {
     let mut o = Opts::default();
+    match parse_into(args, &mut o) {
+        Ok(()) => Ok(o),
+        Err(msg) => Err((msg, o.warnings)),
+    }
+}
+
+#[cfg(test)]
+fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
+    parse_command_line(args).map_err(|(msg, _)| msg)
+}
+
+fn parse_into(args: &[Vec<u8>], o: &mut Opts) -> Result<(), String> {
     let mut words: Vec<Vec<u8>> = args.iter().skip(1).cloned().collect();
     // Old style: a first word without '-' is a cluster of option letters whose arguments
     // follow in order (`tar czf a.tgz dir`, `tar cfC a.tar dir x`).
@@ -418,7 +513,7 @@ fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
             if POSITIONAL.contains(&full) {
                 o.positional.push((full.to_string(), o.names_given));
             }
-            apply_long(&mut o, full, value)?;
+            apply_long(o, full, value)?;
             continue;
         }
         // A cluster of short options; one taking an argument ends it.
@@ -440,14 +535,14 @@ fn parse_args(args: &[Vec<u8>]) -> Result<Opts, String> {
             } else {
                 None
             };
-            apply_short(&mut o, c, value)?;
+            apply_short(o, c, value)?;
         }
     }
     match o.modes_given {
         0 => Err(
             "You must specify one of the '-Acdtrux', '--delete' or '--test-label' options".into(),
         ),
-        _ => Ok(o),
+        _ => Ok(()),
     }
 }
 
@@ -540,9 +635,9 @@ fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
             check_date(o, &v());
         }
         b'X' => {
-            let text =
-                read_list(&v(), o.null).map_err(|e| format!("{}: Cannot open: {e}", show(&v())))?;
-            o.excludes.extend(text);
+            let text = read_list(&v(), o.null)
+                .map_err(|e| format!("{}: Cannot open: {e}", quoted(&v())))?;
+            exclude(o, text, format!("exclude-from '{}'", show(&v())));
         }
         // Accepted and meaningless here: permissions/owners are always kept as root does.
         b'p' | b'o' | b'S' | b'W' | b'w' | b'B' | b'i' | b'l' | b'M' | b'U' | b's' | b'b' => {}
@@ -585,11 +680,21 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
         "numeric-owner" => o.numeric_owner = true,
         "no-wildcards" => o.wildcards = false,
         "transform" | "xform" => o.transforms.extend(Transform::parse_list(&val())?),
-        "exclude" => o.excludes.push(val()),
+        "exclude" => exclude(o, vec![val()], format!("exclude '{}'", show(&val()))),
+        "exclude-vcs" => exclude(
+            o,
+            VCS_FILES.iter().map(|n| n.as_bytes().to_vec()).collect(),
+            "exclude-vcs".into(),
+        ),
+        "exclude-vcs-ignores" => {
+            o.exclude_vcs_ignores = Some(o.names_given);
+            o.positional
+                .push(("exclude-vcs-ignores".into(), o.names_given));
+        }
         "exclude-from" => {
             let text = read_list(&val(), o.null)
-                .map_err(|e| format!("{}: Cannot open: {e}", show(&val())))?;
-            o.excludes.extend(text);
+                .map_err(|e| format!("{}: Cannot open: {e}", quoted(&val())))?;
+            exclude(o, text, format!("exclude-from '{}'", show(&val())));
         }
         "files-from" => {
             o.files_from.push(val());
@@ -599,7 +704,7 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
             o.strip = std::str::from_utf8(&val())
                 .ok()
                 .and_then(|s| s.trim().parse().ok())
-                .ok_or_else(|| format!("{}: Invalid number of elements", show(&val())))?;
+                .ok_or_else(|| format!("{}: Invalid number of elements", quoted(&val())))?;
         }
         "help" => {
             println!(
@@ -624,6 +729,15 @@ fn apply_long(o: &mut Opts, name: &str, v: Option<Vec<u8>>) -> Result<(), String
         _ => {}
     }
     Ok(())
+}
+
+/// Adds exclusion patterns, noting how many names came before them: like every exclusion
+/// option, they apply only to the names after them (`shown` is how GNU names the option when
+/// it comes too late).
+fn exclude(o: &mut Opts, patterns: Vec<Vec<u8>>, shown: String) {
+    o.excludes
+        .extend(patterns.into_iter().map(|p| (p, o.names_given)));
+    o.positional.push((shown, o.names_given));
 }
 
 /// The names in a `-T`/`-X` list: one per line, or NUL-separated with `--null`.
@@ -1031,9 +1145,10 @@ fn bracket(pat: &[u8], c: u8) -> Option<(bool, usize)> {
 }
 
 impl Tar {
-    /// A message on stderr. Like GNU tar (stdio), stdout is block-buffered and stderr is
-    /// not, so messages reach a shared pipe before listings printed earlier.
+    /// A message on stderr. GNU tar reports through gnulib's `error`, which flushes stdout
+    /// first: a listing printed before the message reaches a shared pipe before it.
     fn msg(&mut self, m: impl AsRef<str>) {
+        let _ = self.out.flush();
         let _ = writeln!(self.err, "tar: {}", m.as_ref());
     }
 
@@ -1082,7 +1197,41 @@ impl Tar {
         self.opts
             .excludes
             .iter()
-            .any(|p| tails.iter().any(|t| fnmatch(p, t)))
+            .any(|(p, _)| tails.iter().any(|t| fnmatch(p, t)))
+    }
+
+    /// With `--exclude-vcs-ignores`, reads the ignore files of directory `path` onto the
+    /// pattern stack; how many levels it pushed.
+    fn enter_vcs_ignores(&mut self, path: &[u8]) -> usize {
+        if self.opts.exclude_vcs_ignores.is_none() {
+            return 0;
+        }
+        let mut pushed = 0;
+        for &(file, recursive) in VCS_IGNORE_FILES {
+            let Ok(text) = fs::read(path_of(&join(path, file.as_bytes()))) else {
+                continue;
+            };
+            let patterns: Vec<Vec<u8>> = text
+                .split(|&c| c == b'\n')
+                .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+                .filter(|l| !l.is_empty() && l[0] != b'#')
+                .map(|l| l.strip_suffix(b"/").unwrap_or(l).to_vec())
+                .collect();
+            self.vcs_ignored.push((patterns, recursive));
+            pushed += 1;
+        }
+        pushed
+    }
+
+    /// Whether an entry of the current directory is ignored: by its own directory's ignore
+    /// files (the last `own_levels` of the stack) or by a recursive one further up.
+    fn vcs_ignores(&self, name: &[u8], own_levels: usize) -> bool {
+        let outer = self.vcs_ignored.len() - own_levels;
+        self.vcs_ignored
+            .iter()
+            .enumerate()
+            .filter(|(level, (_, recursive))| *level >= outer || *recursive)
+            .any(|(_, (patterns, _))| patterns.iter().any(|p| fnmatch(p, name)))
     }
 
     fn transform(&self, name: &[u8]) -> Vec<u8> {
@@ -1297,6 +1446,12 @@ impl Tar {
 
     fn create(&mut self) -> TResult<()> {
         let append = self.opts.mode == Some(Mode::Append);
+        // Exclusions given after the last name exclude nothing (GNU says so at the end).
+        let names = self.opts.names_given;
+        if names > 0 {
+            self.opts.excludes.retain(|(_, before)| *before < names);
+            self.opts.exclude_vcs_ignores = self.opts.exclude_vcs_ignores.filter(|b| *b < names);
+        }
         // Names from -T files are added after the command-line operands.
         for f in self.opts.files_from.clone() {
             match read_list(&f, self.opts.null) {
@@ -1305,7 +1460,11 @@ impl Tar {
                     .operands
                     .extend(names.into_iter().map(Operand::Name)),
                 Err(e) => {
-                    return Err(self.fatal(format!("{}: Cannot open: {}", show(&f), strerror(&e))));
+                    return Err(self.fatal(format!(
+                        "{}: Cannot open: {}",
+                        quoted(&f),
+                        strerror(&e)
+                    )));
                 }
             }
         }
@@ -1348,7 +1507,7 @@ impl Tar {
                 Err(e) => {
                     return Err(self.fatal(format!(
                         "{}: Cannot open: {}",
-                        show(&file),
+                        quoted(&file),
                         strerror(&e)
                     )));
                 }
@@ -1358,19 +1517,19 @@ impl Tar {
                 Err(e) => {
                     return Err(self.fatal(format!(
                         "{}: Cannot open: {}",
-                        show(&file),
+                        quoted(&file),
                         strerror(&e)
                     )));
                 }
             };
             if f.set_len(end).is_err() {
-                return Err(self.fatal(format!("{}: Cannot truncate", show(&file))));
+                return Err(self.fatal(format!("{}: Cannot truncate", quoted(&file))));
             }
             already = end;
             let mut f = f;
             use std::io::Seek;
             if f.seek(io::SeekFrom::Start(end)).is_err() {
-                return Err(self.fatal(format!("{}: Cannot seek", show(&file))));
+                return Err(self.fatal(format!("{}: Cannot seek", quoted(&file))));
             }
             Box::new(io::BufWriter::new(f))
         } else {
@@ -1397,7 +1556,7 @@ impl Tar {
                         self.err,
                         "tar (child): {}: Cannot open: {}\n\
                          tar (child): Error is not recoverable: exiting now",
-                        show(&file),
+                        quoted(&file),
                         strerror(&e)
                     );
                     child_failed = true;
@@ -1406,7 +1565,7 @@ impl Tar {
                 Err(e) => {
                     return Err(self.fatal(format!(
                         "{}: Cannot open: {}",
-                        show(&file),
+                        quoted(&file),
                         strerror(&e)
                     )));
                 }
@@ -1444,6 +1603,9 @@ impl Tar {
                     self.check_dir(&base, d)?;
                 }
                 Operand::Name(n) => {
+                    // GNU drops a name's trailing slashes first: `logs/` is archived, and
+                    // reported missing, as `logs`; `link/` archives the link itself.
+                    let n = without_trailing_slashes(n);
                     let path = join(&base, n);
                     if let Err(e) = self.add(&mut ar, &path, n) {
                         if e.kind() == io::ErrorKind::BrokenPipe {
@@ -1486,12 +1648,15 @@ impl Tar {
         let st = match hostcalls::stat(&spath, self.opts.dereference) {
             Ok(s) => s,
             Err(e) => {
-                self.error(format!("{}: Cannot stat: {}", show(shown), strerror(&e)));
+                self.error(format!("{}: Cannot stat: {}", quoted(shown), strerror(&e)));
                 return Ok(());
             }
         };
         if ar.archive_id == Some((st.dev, st.ino)) && st.is_file() {
-            self.msg(format!("{}: file is the archive; not dumped", show(shown)));
+            self.msg(format!(
+                "{}: file is the archive; not dumped",
+                quoted(shown)
+            ));
             return Ok(());
         }
         let member = self.transform(member.strip_suffix(b"/").unwrap_or(&member));
@@ -1528,16 +1693,22 @@ impl Tar {
                     .map(|e| os_bytes(&e.file_name()))
                     .collect(),
                 Err(e) => {
-                    self.error(format!("{}: Cannot open: {}", show(shown), strerror(&e)));
+                    self.error(format!("{}: Cannot open: {}", quoted(shown), strerror(&e)));
                     return Ok(());
                 }
             };
             entries.sort();
+            let ignore_levels = self.enter_vcs_ignores(path);
             for e in entries {
+                if self.vcs_ignores(&e, ignore_levels) {
+                    continue;
+                }
                 let child_path = join(path, &e);
                 let child_shown = join(shown, &e);
                 self.add(ar, &child_path, &child_shown)?;
             }
+            self.vcs_ignored
+                .truncate(self.vcs_ignored.len() - ignore_levels);
             if self.opts.remove_files {
                 let _ = fs::remove_dir(path_of(path));
             }
@@ -1549,7 +1720,7 @@ impl Tar {
                 Err(e) => {
                     self.error(format!(
                         "{}: Cannot readlink: {}",
-                        show(shown),
+                        quoted(shown),
                         strerror(&e)
                     ));
                     return Ok(());
@@ -1571,7 +1742,7 @@ impl Tar {
             return Ok(());
         }
         if !st.is_file() {
-            self.msg(format!("{}: socket ignored", show(shown)));
+            self.msg(format!("{}: socket ignored", quoted(shown)));
             return Ok(());
         }
         if let Some(first) = ar.seen.get(&(st.dev, st.ino)).cloned() {
@@ -1592,7 +1763,7 @@ impl Tar {
         let mut f = match fs::File::open(path_of(path)) {
             Ok(f) => f,
             Err(e) => {
-                self.error(format!("{}: Cannot open: {}", show(shown), strerror(&e)));
+                self.error(format!("{}: Cannot open: {}", quoted(shown), strerror(&e)));
                 return Ok(());
             }
         };
@@ -1908,7 +2079,7 @@ impl Tar {
                 Err(e) => {
                     return Err(self.fatal(format!(
                         "{}: Cannot open: {}",
-                        show(&file),
+                        quoted(&file),
                         strerror(&e)
                     )));
                 }
@@ -1926,7 +2097,7 @@ impl Tar {
                     let what = if from_stdin {
                         "stdin".into()
                     } else {
-                        show(&file)
+                        quoted(&file)
                     };
                     return Err(self.fatal(format!("{what}: Read error: {}", strerror(&e))));
                 }
@@ -1954,8 +2125,8 @@ impl Tar {
     fn check_dir(&mut self, path: &[u8], shown: &[u8]) -> TResult<()> {
         match fs::metadata(path_of(path)) {
             Ok(m) if m.is_dir() => Ok(()),
-            Ok(_) => Err(self.fatal(format!("{}: Cannot open: Not a directory", show(shown)))),
-            Err(e) => Err(self.fatal(format!("{}: Cannot open: {}", show(shown), strerror(&e)))),
+            Ok(_) => Err(self.fatal(format!("{}: Cannot open: Not a directory", quoted(shown)))),
+            Err(e) => Err(self.fatal(format!("{}: Cannot open: {}", quoted(shown), strerror(&e)))),
         }
     }
 
@@ -1986,7 +2157,11 @@ impl Tar {
             match read_list(&f, self.opts.null) {
                 Ok(list) => names.extend(list.into_iter().map(|n| (n, false))),
                 Err(e) => {
-                    return Err(self.fatal(format!("{}: Cannot open: {}", show(&f), strerror(&e))));
+                    return Err(self.fatal(format!(
+                        "{}: Cannot open: {}",
+                        quoted(&f),
+                        strerror(&e)
+                    )));
                 }
             }
         }
@@ -2134,7 +2309,7 @@ impl Tar {
         }
         for (n, found) in names {
             if !found {
-                self.error(format!("{}: Not found in archive", show(&n)));
+                self.error(format!("{}: Not found in archive", quoted(&n)));
             }
         }
         Ok(())
@@ -2256,7 +2431,7 @@ impl Tar {
             rel = &rel[slashes.len()..];
             self.warn_leading_slashes(slashes, false);
             if rel.split(|&c| c == b'/').any(|c| c == b"..") {
-                self.error(format!("{}: Member name contains '..'", show(&name)));
+                self.error(format!("{}: Member name contains '..'", quoted(&name)));
                 return Ok(());
             }
         }
@@ -2324,7 +2499,7 @@ impl Tar {
         }
         let exists = fs::symlink_metadata(&dest).ok();
         if self.opts.keep_old && exists.is_some() && m.kind != b'5' {
-            self.error(format!("{}: Cannot open: File exists", show(rel)));
+            self.error(format!("{}: Cannot open: File exists", quoted(rel)));
             return Ok(());
         }
         match m.kind {
@@ -2333,7 +2508,7 @@ impl Tar {
                     let _ = fs::remove_file(&dest);
                 }
                 if let Err(e) = fs::create_dir_all(&dest) {
-                    self.error(format!("{}: Cannot mkdir: {}", show(rel), strerror(&e)));
+                    self.error(format!("{}: Cannot mkdir: {}", quoted(rel), strerror(&e)));
                     return Ok(());
                 }
                 dirs.push((dest, m.mode, m.mtime));
@@ -2345,7 +2520,7 @@ impl Tar {
                 if let Err(e) = symlink(&m.link, &dest) {
                     self.error(format!(
                         "{}: Cannot create symlink to '{}': {}",
-                        show(rel),
+                        quoted(rel),
                         show(&m.link),
                         strerror(&e)
                     ));
@@ -2369,7 +2544,7 @@ impl Tar {
                 if let Err(e) = fs::hard_link(&target, &dest) {
                     self.error(format!(
                         "{}: Cannot hard link to '{}': {}",
-                        show(rel),
+                        quoted(rel),
                         show(&m.link),
                         strerror(&e)
                     ));
@@ -2378,13 +2553,13 @@ impl Tar {
             b'3' | b'4' | b'6' => {
                 self.error(format!(
                     "{}: Cannot mknod: Operation not permitted",
-                    show(rel)
+                    quoted(rel)
                 ));
             }
             _ => {
                 if let Some(md) = &exists {
                     if md.is_dir() {
-                        self.error(format!("{}: Cannot open: Is a directory", show(rel)));
+                        self.error(format!("{}: Cannot open: Is a directory", quoted(rel)));
                         return Ok(());
                     }
                     let _ = fs::remove_file(&dest);
@@ -2392,7 +2567,7 @@ impl Tar {
                 let mut f = match fs::File::create(&dest) {
                     Ok(f) => f,
                     Err(e) => {
-                        self.error(format!("{}: Cannot open: {}", show(rel), strerror(&e)));
+                        self.error(format!("{}: Cannot open: {}", quoted(rel), strerror(&e)));
                         return Ok(());
                     }
                 };
@@ -2599,5 +2774,39 @@ mod tests {
         assert_eq!(mode_string(b'0', 0o644), "-rw-r--r--");
         assert_eq!(mode_string(b'5', 0o1777), "drwxrwxrwt");
         assert_eq!(civil(19_509), (2023, 6, 1));
+    }
+
+    /// GNU tar 1.34's diagnostics, from Ubuntu 22.04: `tar -cf y.tar "d e:" 'x\y' $'t\tb'`
+    /// says `d e\:`, `x\\y` and `t\tb`; `logs//` is reported as `logs`.
+    #[test]
+    fn names_in_diagnostics_as_gnu_quotes_them() {
+        assert_eq!(quoted(b"d e:"), "d e\\:");
+        assert_eq!(quoted(b"x\\y"), "x\\\\y");
+        assert_eq!(quoted(b"t\tb"), "t\\tb");
+        assert_eq!(quoted("é".as_bytes()), "\\303\\251");
+        assert_eq!(without_trailing_slashes(b"logs//"), b"logs");
+        assert_eq!(without_trailing_slashes(b"/"), b"/");
+    }
+
+    #[test]
+    fn exclusions_after_the_last_name_are_positional() {
+        let a = |v: &[&str]| -> Vec<Vec<u8>> { v.iter().map(|s| s.as_bytes().to_vec()).collect() };
+        let o = parse_args(&a(&[
+            "tar",
+            "-cf",
+            "x.tar",
+            "a",
+            "--exclude=*",
+            "--exclude-vcs",
+        ]))
+        .unwrap();
+        assert_eq!(
+            o.positional,
+            [
+                ("exclude '*'".to_string(), 1),
+                ("exclude-vcs".to_string(), 1)
+            ]
+        );
+        assert!(o.excludes.iter().any(|(p, at)| p == b".git" && *at == 1));
     }
 }

@@ -15,15 +15,20 @@ const MAX_ENTRIES: usize = 100_000;
 
 /// What of the command line decides where sources go and which modes they get.
 #[derive(Debug, Default, PartialEq)]
-struct Plan {
-    recursive: bool,
-    preserve_mode: bool,
-    target_dir: Option<String>,
-    no_target_dir: bool,
-    parents: bool,
+pub(crate) struct Plan {
+    pub(crate) recursive: bool,
+    pub(crate) preserve_mode: bool,
+    pub(crate) target_dir: Option<String>,
+    pub(crate) no_target_dir: bool,
+    pub(crate) parents: bool,
     /// `-n`/`--no-clobber`: existing destinations are left alone, silently.
-    no_clobber: bool,
-    operands: Vec<String>,
+    pub(crate) no_clobber: bool,
+    /// `-v`/`--verbose`.
+    pub(crate) verbose: bool,
+    pub(crate) operands: Vec<String>,
+    /// The option words, less `--parents` and the target directory, in order (values
+    /// included): what a copy of one source with `--parents` worked out runs with.
+    pub(crate) options: Vec<String>,
 }
 
 /// Long options that take a value in the next argument when written without `=`.
@@ -52,12 +57,20 @@ fn plan(args: &[String]) -> Option<Plan> {
             continue;
         }
         if let Some(long) = arg.strip_prefix("--") {
-            let value = match long.split_once('=') {
-                Some((_, v)) => Some(v.to_string()),
+            let inline = long.split_once('=').map(|(_, v)| v.to_string());
+            let value = match inline {
+                Some(v) => Some(v),
                 None if LONG_WITH_VALUE.contains(&arg.as_str()) => it.next().cloned(),
                 None => None,
             };
-            match long.split_once('=').map_or(long, |(name, _)| name) {
+            let name = long.split_once('=').map_or(long, |(name, _)| name);
+            if !matches!(name, "parents" | "target-directory") {
+                p.options.push(arg.clone());
+                if let (None, Some(v)) = (long.split_once('='), &value) {
+                    p.options.push(v.clone());
+                }
+            }
+            match name {
                 "recursive" => p.recursive = true,
                 "archive" => {
                     p.recursive = true;
@@ -71,12 +84,17 @@ fn plan(args: &[String]) -> Option<Plan> {
                 "no-target-directory" => p.no_target_dir = true,
                 "parents" => p.parents = true,
                 "no-clobber" => p.no_clobber = true,
+                "verbose" => p.verbose = true,
                 _ => {}
             }
             continue;
         }
         // A cluster of short options; `-S` and `-t` take the rest or the next argument.
         let cluster = &arg[1..];
+        let kept_until = cluster.find('t').unwrap_or(cluster.len());
+        if kept_until > 0 {
+            p.options.push(format!("-{}", &cluster[..kept_until]));
+        }
         for (i, c) in cluster.char_indices() {
             match c {
                 'r' | 'R' => p.recursive = true,
@@ -86,6 +104,7 @@ fn plan(args: &[String]) -> Option<Plan> {
                 }
                 'p' => p.preserve_mode = true,
                 'n' => p.no_clobber = true,
+                'v' => p.verbose = true,
                 'T' => p.no_target_dir = true,
                 't' | 'S' => {
                     let rest = &cluster[i + 1..];
@@ -96,6 +115,9 @@ fn plan(args: &[String]) -> Option<Plan> {
                     };
                     if c == 't' {
                         p.target_dir = Some(value);
+                    } else if rest.is_empty() {
+                        // `-S` with its suffix in the next word.
+                        p.options.push(value);
                     }
                     break;
                 }
@@ -108,7 +130,7 @@ fn plan(args: &[String]) -> Option<Plan> {
 
 /// One source entry and where the copy puts it.
 #[derive(Debug, PartialEq)]
-struct Pair {
+pub(crate) struct Pair {
     source: PathBuf,
     dest: PathBuf,
     /// The destination existed before the copy (its mode then stays unless preserved).
@@ -156,7 +178,7 @@ fn pairs(p: &Plan) -> Vec<Pair> {
 }
 
 /// `source` and, when copying recursively, everything beneath it (symbolic links not followed).
-fn walk(source: &Path, dest: &Path, recursive: bool, out: &mut Vec<Pair>) {
+pub(crate) fn walk(source: &Path, dest: &Path, recursive: bool, out: &mut Vec<Pair>) {
     if out.len() >= MAX_ENTRIES {
         return;
     }
@@ -180,7 +202,7 @@ fn walk(source: &Path, dest: &Path, recursive: bool, out: &mut Vec<Pair>) {
 }
 
 /// The mode GNU leaves on `pair.dest`, if it sets one.
-fn wanted_mode(pair: &Pair, preserve: bool) -> Option<u32> {
+pub(crate) fn wanted_mode(pair: &Pair, preserve: bool) -> Option<u32> {
     let source = lstat(&pair.source)?;
     if source.is_symlink() || lstat(&pair.dest)?.is_symlink() {
         return None;
@@ -269,6 +291,11 @@ pub fn main(args: Vec<OsString>) -> i32 {
         );
         return 1;
     }
+    if let Some(p) = &plan
+        && p.parents
+    {
+        return crate::cp_parents::run(p);
+    }
     let targets = plan.as_ref().map(pairs).unwrap_or_default();
     // With `-n`, GNU 8.32 skips every destination that exists without a word, the source
     // itself included (`find … -exec cp -n {} DIR \;` meeting DIR's own files); uutils calls
@@ -286,16 +313,21 @@ pub fn main(args: Vec<OsString>) -> i32 {
     args.insert(at, OsString::from("--no-preserve=mode"));
     let status = uu_cp::uumain(args.into_iter());
     if let Some(plan) = plan {
-        for pair in &targets {
-            if let Some(mode) = wanted_mode(pair, plan.preserve_mode) {
-                let dest = pair.dest.to_string_lossy();
-                if hostcalls::stat(&dest, false).is_ok_and(|st| st.mode & 0o7777 != mode) {
-                    let _ = hostcalls::chmod(&dest, mode);
-                }
+        set_modes(&targets, plan.preserve_mode);
+    }
+    status
+}
+
+/// Gives each copied entry the mode GNU would have (uutils copied without modes).
+pub(crate) fn set_modes(targets: &[Pair], preserve: bool) {
+    for pair in targets {
+        if let Some(mode) = wanted_mode(pair, preserve) {
+            let dest = pair.dest.to_string_lossy();
+            if hostcalls::stat(&dest, false).is_ok_and(|st| st.mode & 0o7777 != mode) {
+                let _ = hostcalls::chmod(&dest, mode);
             }
         }
     }
-    status
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Two path rules of Linux that wasi-libc does not follow, applied where every path of the
+//! Three path rules of Linux that wasi-libc does not follow, applied where every path of the
 //! module is resolved.
 //!
 //! wasi-libc resolves each relative path against its emulated working directory and hands the
@@ -8,6 +8,10 @@
 //!   messages follow from that (`cat: '': No such file or directory`).
 //! - A `..` that climbs above `/` (`find ../testbed` in `/`, `ls /testbed/../..`) is refused
 //!   by the host as an escape ("Operation not permitted"), where Linux stays at `/`.
+//!
+//! - Upstream's commands ran without a controlling terminal (`docker exec` without `-t`), so
+//!   `/dev/tty` cannot be opened: `tee /dev/tty` says "No such device or address" where
+//!   wasi-libc would create a file of that name. The host's calls answer the same.
 //!
 //! Every path operation goes through wasi-libc's `__wasilibc_find_relpath_alloc`, so the
 //! linker wraps that one function (`--wrap`, set in `build.rs`) for uutils, our applets and
@@ -46,6 +50,10 @@ mod wrap {
             let text = CStr::from_ptr(path).to_bytes();
             if text.is_empty() {
                 *__errno_location() = hostcalls::errno::ENOENT;
+                return -1;
+            }
+            if text == b"/dev/tty" {
+                *__errno_location() = hostcalls::errno::ENXIO;
                 return -1;
             }
             let kept = within_root(text).and_then(|p| CString::new(p).ok());

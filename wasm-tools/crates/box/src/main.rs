@@ -6,6 +6,7 @@
 mod cat;
 mod checksum_check;
 mod cp_modes;
+mod cp_parents;
 mod date_format;
 mod date_set;
 mod gnu_usage;

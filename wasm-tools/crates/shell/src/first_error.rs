@@ -56,6 +56,34 @@ const ASSIGNMENT_BUILTINS: &[&str] = &["declare", "local", "typeset", "readonly"
 
 /// The first token bash rejects in `text`, or `None` when the pass finds none or gives up.
 pub fn first_unexpected(text: &str) -> Option<Unexpected> {
+    scan(text, &mut Vec::new()).flatten()
+}
+
+/// `text` with a backslash before every reserved word that stands where bash takes it for an
+/// ordinary word: right after a command's assignments or redirections (`sum=0 for i in …`,
+/// `>/dev/null done`), where bash runs a command named `for`. The parser reserves them there
+/// and refuses the script; quoted, they read as bash reads them. `None` when there is none,
+/// when bash finds a syntax error anyway, or when the pass gives up.
+pub fn reserved_words_as_plain(text: &str) -> Option<String> {
+    let mut plain = Vec::new();
+    if scan(text, &mut plain)?.is_some() || plain.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + plain.len());
+    let mut from = 0;
+    for at in plain {
+        out.push_str(&text[from..at]);
+        out.push('\\');
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    Some(out)
+}
+
+/// Follows `text` as bash's grammar does: `None` when the pass gives up, `Some(None)` when bash
+/// would take it all, `Some(Some(token))` for the first token it rejects. Collects in `plain`
+/// the offsets of reserved words bash reads as ordinary words.
+fn scan(text: &str, plain: &mut Vec<usize>) -> Option<Option<Unexpected>> {
     let b = text.as_bytes();
     let mut open: Vec<Open> = Vec::new();
     let mut at = Position::CommandStart;
@@ -95,7 +123,7 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
                 },
                 ";" | "&" | "|" | "&&" | "||" | "|&" => {
                     if at == Position::CommandStart {
-                        return Some((op.to_string(), start));
+                        return Some(Some((op.to_string(), start)));
                     }
                     if at == Position::ForHeader {
                         if op != ";" {
@@ -106,7 +134,7 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
                     at = Position::CommandStart;
                     command_name = None;
                 }
-                ";;" | ";&" | ";;&" => return Some((op.to_string(), start)),
+                ";;" | ";&" | ";;&" => return Some(Some((op.to_string(), start))),
                 "((" if at == Position::CommandStart => return None,
                 "(" | "((" => match at {
                     Position::CommandStart => {
@@ -123,14 +151,14 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
                         let next = skip_blanks(b, i);
                         return match b.get(next) {
                             Some(b')') => None,
-                            _ => Some((token_text(text, next), next)),
+                            _ => Some(Some((token_text(text, next), next))),
                         };
                     }
-                    _ => return Some(("(".to_string(), start)),
+                    _ => return Some(Some(("(".to_string(), start))),
                 },
                 ")" => {
                     if at == Position::CommandStart || open.last() != Some(&Open::Subshell) {
-                        return Some((")".to_string(), start));
+                        return Some(Some((")".to_string(), start)));
                     }
                     open.pop();
                     at = Position::AfterCompound;
@@ -145,7 +173,7 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
                         return None;
                     }
                     if operator_at(b, target).is_some() && !starts_substitution(b, target) {
-                        return Some((token_text(text, target), target));
+                        return Some(Some((token_text(text, target), target)));
                     }
                     i = word_end(b, target)?;
                     if let Position::CommandStart = at {
@@ -164,7 +192,7 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
         let word = &text[start..end];
         i = end;
         match at {
-            Position::AfterCompound => return Some((word.to_string(), start)),
+            Position::AfterCompound => return Some(Some((word.to_string(), start))),
             Position::ForHeader => {
                 if word == "do" {
                     open.push(Open::LoopBody);
@@ -177,7 +205,7 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
                 }
                 if let Some(next) = reserved_word(word, &mut open) {
                     match next {
-                        Err(()) => return Some((word.to_string(), start)),
+                        Err(()) => return Some(Some((word.to_string(), start))),
                         Ok(p) => at = p,
                     }
                     continue;
@@ -217,9 +245,12 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
                         continue;
                     }
                     // `echo x=(…)`: the `(` is unexpected.
-                    return Some(("(".to_string(), end - 1));
+                    return Some(Some(("(".to_string(), end - 1)));
                 }
                 if words == 0 {
+                    if OPENING.contains(&word) || CLOSING.contains(&word) {
+                        plain.push(start);
+                    }
                     command_name = Some(word.to_string());
                 }
                 at = Position::InCommand {
@@ -229,7 +260,7 @@ pub fn first_unexpected(text: &str) -> Option<Unexpected> {
             }
         }
     }
-    None
+    Some(None)
 }
 
 /// A reserved word at a command's start: where it leaves the parser, or `Err` when nothing
@@ -513,7 +544,7 @@ fn token_text(text: &str, at: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::first_unexpected;
+    use super::{first_unexpected, reserved_words_as_plain};
 
     fn token(text: &str) -> Option<String> {
         first_unexpected(text).map(|(t, _)| t)
@@ -562,6 +593,32 @@ mod tests {
             "diff <(echo a) >(cat)",
         ] {
             assert_eq!(token(script), None, "{script}");
+        }
+    }
+
+    /// After assignments or redirections bash takes a reserved word for a command's name
+    /// (bash 5.1: `sum=0 for i in …` says `for: command not found`).
+    #[test]
+    fn quotes_reserved_words_bash_reads_as_names() {
+        for (script, plain) in [
+            (
+                "sum=0 for i in {1..3} do sum=$((sum+i)) done echo $sum",
+                Some("sum=0 \\for i in {1..3} do sum=$((sum+i)) done echo $sum"),
+            ),
+            ("a=1 b=2 while", Some("a=1 b=2 \\while")),
+            (">/dev/null done; echo x", Some(">/dev/null \\done; echo x")),
+            ("x=1 then", Some("x=1 \\then")),
+            // bash rejects the `}` that follows, so nothing changes.
+            ("a=1 { echo hi; }", None),
+            // Reserved where they stand.
+            ("for i in 1; do a=1 echo done; done", None),
+            ("echo for done", None),
+        ] {
+            assert_eq!(
+                reserved_words_as_plain(script).as_deref(),
+                plain,
+                "{script}"
+            );
         }
     }
 }

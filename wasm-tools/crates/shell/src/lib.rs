@@ -68,6 +68,21 @@ fn script_not_read(
     }
 }
 
+/// `bash NAME` when `./NAME` does not exist: bash looks NAME up in `PATH` and reads what it
+/// finds as a script. Of the programs in `/usr/bin`, only the shell scripts Ubuntu ships as
+/// such (`egrep`, `fgrep`: `exec grep -E "$@"`) run that way; the found path and the text.
+fn script_on_path(shell: &Shell, file: &str, e: &std::io::Error) -> Option<(String, String)> {
+    if shell.dialect != dialect::Dialect::Bash
+        || e.kind() != std::io::ErrorKind::NotFound
+        || file.contains('/')
+    {
+        return None;
+    }
+    let found = format!("/usr/bin/{file}");
+    let text = std::fs::read_to_string(&found).ok()?;
+    text.starts_with("#!").then_some((found, text))
+}
+
 /// Entry point from the multicall box. `applets` are the command names the module provides.
 pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
     let args: Vec<String> = args
@@ -190,7 +205,14 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
                         shell.positional = args[i + 1..].to_vec();
                         shell.run_script_text(&text)
                     }
-                    Err(e) => script_not_read(&shell, &argv0, file, &e, applets),
+                    Err(e) => match script_on_path(&shell, file, &e) {
+                        Some((found, text)) => {
+                            shell.name = found;
+                            shell.positional = args[i + 1..].to_vec();
+                            shell.run_script_text(&text)
+                        }
+                        None => script_not_read(&shell, &argv0, file, &e, applets),
+                    },
                 }
             }
             None => {

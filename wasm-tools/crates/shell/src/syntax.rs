@@ -36,6 +36,11 @@ pub fn parse(text: &str, dialect: Dialect) -> Result<Program, SyntaxError> {
             {
                 return Ok(program);
             }
+            if let Some(program) = crate::first_error::reserved_words_as_plain(text)
+                .and_then(|plain| parse_quietly(&plain, dialect).ok())
+            {
+                return Ok(program);
+            }
             Err(match dialect {
                 Dialect::Bash => bash_error(text, e),
                 Dialect::Dash => dash_error(text, e),

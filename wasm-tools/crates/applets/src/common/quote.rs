@@ -44,17 +44,22 @@ pub fn shell_always(name: &str) -> String {
     format!("'{name}'")
 }
 
-/// gnulib's `quotef` (coreutils' error messages about a file): the name as it is when it
-/// needs no quoting for the shell, else [`shell_always`].
+/// gnulib's `quotef` (coreutils' error messages about a file): the name as it is when the
+/// shell would read it back unchanged, else [`shell_always`]. Needing quotes, as in GNU's
+/// shell-escape style with `:` added: blanks and the shell's special characters
+/// (`!"$&'()*;<=>?[\^`|`), control and non-ASCII bytes, `:`; a lone `{` or `}`; `#` or `~` at
+/// the start. So `{}`, `a]` and `x#` stay bare while `a=b`, `a:b` and `#x` are quoted.
 pub fn shell_if_needed(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b));
-    if plain {
-        name.to_string()
-    } else {
+    let b = name.as_bytes();
+    let special = |(i, &c): (usize, &u8)| match c {
+        b'{' | b'}' => b.len() == 1,
+        b'#' | b'~' => i == 0,
+        _ => !(c.is_ascii_alphanumeric() || b"_@%+,./-]".contains(&c)),
+    };
+    if b.is_empty() || b.iter().enumerate().any(special) {
         shell_always(name)
+    } else {
+        name.to_string()
     }
 }
 
@@ -77,5 +82,28 @@ mod tests {
     fn shell_quotes() {
         assert_eq!(shell_always("a.txt"), "'a.txt'");
         assert_eq!(shell_always("it's"), "\"it's\"");
+    }
+
+    /// Ubuntu 22.04's `cat` and `md5sum` on missing files of these names.
+    #[test]
+    fn quotes_only_what_gnu_quotef_quotes() {
+        for (name, shown) in [
+            ("a=b", "'a=b'"),
+            ("{}", "{}"),
+            ("{", "'{'"),
+            ("#x", "'#x'"),
+            ("x#", "x#"),
+            ("~", "'~'"),
+            ("a~", "a~"),
+            ("a:b", "'a:b'"),
+            ("%+@,^", "'%+@,^'"),
+            ("a]", "a]"),
+            ("x!", "'x!'"),
+            ("a?b", "'a?b'"),
+            ("", "''"),
+            ("dir/file-1.txt", "dir/file-1.txt"),
+        ] {
+            assert_eq!(shell_if_needed(name), shown, "{name}");
+        }
     }
 }

@@ -565,6 +565,22 @@ impl State<'_, '_> {
         }
     }
 
+    /// GNU's report of a command killed by a signal (the sandbox's status 128+N, as bash
+    /// shows it): `find: 'grep' terminated by signal 13` when the reader of the pipe quit.
+    fn report_signal(&mut self, command: &str, code: i32) {
+        if code <= 128 {
+            return;
+        }
+        let _ = self.io.out.flush();
+        let _ = writeln!(
+            self.io.err,
+            "{}: {} terminated by signal {}",
+            self.prog,
+            quote::locale(command),
+            code - 128
+        );
+    }
+
     fn flush_batch(&mut self, i: usize) {
         if self.batches[i].args.is_empty() {
             return;
@@ -588,7 +604,10 @@ impl State<'_, '_> {
     /// Runs a command; `None` if it could not be started (reported like GNU).
     fn spawn(&mut self, argv: &[String], dir: Option<&str>) -> Option<i32> {
         match exec::run(argv, dir, false, self.io.out) {
-            Ok(code) => Some(code),
+            Ok(code) => {
+                self.report_signal(&argv[0], code);
+                Some(code)
+            }
             Err(e) => {
                 let msg = match &e {
                     StartError::NotFound => "No such file or directory".to_string(),
