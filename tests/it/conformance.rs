@@ -270,7 +270,15 @@ fn known_reason(row: &conformance::Row) -> String {
             .any(|w| w[0] == "ls" && w[1].starts_with('-') && w[1].contains('l'))
     {
         "the clock or file times"
-    } else if searches_the_whole_system(&words) {
+    } else if searches_the_whole_system(&words)
+        || (!runs(&["cd"])
+            && row
+                .command
+                .split(|c: char| "|;&()`\n".contains(c))
+                .any(|segment| {
+                    greps_the_working_directory(&segment.split_whitespace().collect::<Vec<_>>())
+                }))
+    {
         "the base system's files (a search from /, where upstream's image has all of Ubuntu)"
     } else if interleaved(row) {
         "the order concurrent commands wrote in (the same bytes, interleaved otherwise)"
@@ -284,6 +292,11 @@ fn known_reason(row: &conformance::Row) -> String {
     ]) || row.command.contains("/proc")
     {
         "facts of the machine"
+    } else if row.native_output.contains("Read-only file system")
+        && !row.ours_output.contains("Read-only file system")
+    {
+        "the reference's base system is read-only (upstream's container could write to it, as \
+         the sandbox can)"
     } else if only_multilib_links_differ(row) {
         "the architecture (the amd64 reference has /lib64; most of upstream's logs come from an \
          image without it, as the sandbox's base system)"
@@ -336,6 +349,18 @@ fn searches_the_whole_system(words: &[&str]) -> bool {
             _ => false,
         }
     })
+}
+
+/// A recursive grep given only its pattern: GNU searches the working directory, which is `/`.
+fn greps_the_working_directory(words: &[&str]) -> bool {
+    let Some((&"grep" | &"egrep", rest)) = words.split_first() else {
+        return false;
+    };
+    let recursive = rest.iter().any(|o| {
+        o.starts_with('-') && !o.starts_with("--") && (o.contains('r') || o.contains('R'))
+    });
+    let operands = rest.iter().filter(|o| !o.starts_with('-')).count();
+    recursive && operands == 1 && !rest.iter().any(|o| *o == "-e" || *o == "-f")
 }
 
 /// The key of an action in the known-differences file: its tree and a hash of its text.

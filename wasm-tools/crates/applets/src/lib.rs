@@ -21,6 +21,7 @@ pub mod cmp;
 pub mod col;
 pub mod colrm;
 pub mod column;
+pub mod comm;
 pub mod dd;
 pub mod df;
 pub mod diff;
@@ -91,6 +92,7 @@ applets! {
     "col" => col::main,
     "colrm" => colrm::main,
     "column" => column::main,
+    "comm" => comm::main,
     "curl" => net::curl::main,
     "dd" => dd::main,
     "df" => df::main,

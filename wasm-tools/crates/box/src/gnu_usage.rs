@@ -31,7 +31,6 @@ const APPS: &[(&str, App, i32)] = &[
     ("basenc", uu_basenc::uu_app, 1),
     ("cat", uu_cat::uu_app, 1),
     ("cksum", uu_cksum::uu_app, 1),
-    ("comm", uu_comm::uu_app, 1),
     ("cp", uu_cp::uu_app, 1),
     ("csplit", uu_csplit::uu_app, 1),
     ("cut", uu_cut::uu_app, 1),
@@ -358,7 +357,6 @@ fn sort_file_operands(args: &[OsString]) -> Vec<&OsString> {
 /// the next word. GNU names the first operand past the limit; clap names another.
 const OPERAND_LIMITS: &[(&str, usize, &str)] = &[
     ("uniq", 2, "fsw"),
-    ("comm", 2, ""),
     ("join", 2, "aejotv12"),
     ("link", 2, ""),
     ("unlink", 1, ""),
@@ -499,7 +497,7 @@ mod tests {
         );
     }
 
-    // GNU uniq/comm (coreutils 9.1, C locale) on these command lines.
+    // GNU uniq (coreutils 9.1, C locale) on these command lines.
     #[test]
     fn the_first_operand_past_the_limit_is_named() {
         let a = args(&["uniq", "-d", "x", "This", "command", "will", "list"]);

@@ -17,6 +17,7 @@ mod od_inputs;
 mod od_types;
 mod rm_prompt;
 mod sed_errors;
+mod shred_open;
 mod sleep;
 mod split_output;
 mod tac;
@@ -160,6 +161,14 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
         }
         if let Some(status) = checksum_check::run(uu_name, &args) {
             return status;
+        }
+        if uu_name == "shred" {
+            let (args, reported) = shred_open::drop_unopenable(args);
+            if args.is_empty() {
+                return 1;
+            }
+            let status = f(args.into_iter());
+            return if reported { status.max(1) } else { status };
         }
         if uu_name == "od" {
             if let Some(status) = od_types::check(&args) {

@@ -1,10 +1,11 @@
-//! `split` into a directory that does not exist. GNU names the first file it could not
-//! create (`split: nodir/xaa: No such file or directory`); uutils gives only the reason. The
-//! first output name is worked out from the command line as GNU forms it (prefix, suffix
-//! length and kind, additional suffix) and the failure is reported here.
+//! What `split` does before any output file exists, in GNU's way: empty input makes no file
+//! (uutils creates the first), and a missing output directory is reported with the name of
+//! the first file split could not create (`split: nodir/xaa: No such file or directory`;
+//! uutils gives only the reason). The first output name is worked out from the command line
+//! as GNU forms it (prefix, suffix length and kind, additional suffix).
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{BufRead, Write};
 
 /// What of split's command line decides its first output file.
 #[derive(Debug, Default, PartialEq)]
@@ -108,13 +109,32 @@ fn first_output(n: &Naming) -> String {
     format!("{prefix}{suffix}{}", n.additional)
 }
 
-/// The status after GNU's message when the first output file's directory is missing.
+/// Whether split's input has nothing to read. Standard input is looked at through the
+/// process's buffered handle, which keeps what it read for uutils to read again.
+fn input_is_empty(input: &str) -> bool {
+    match input {
+        "-" => std::io::stdin()
+            .lock()
+            .fill_buf()
+            .is_ok_and(|buffered| buffered.is_empty()),
+        "/dev/null" => true,
+        path => hostcalls::stat(path, true).is_ok_and(|st| st.is_file() && st.size == 0),
+    }
+}
+
+/// The status when split is done before uutils runs: GNU creates its output files as data
+/// arrives, so empty input makes none (uutils creates the first), and GNU names the first
+/// file it cannot create when its directory is missing (uutils gives only the reason).
+/// Chunked splitting (`-n`) and `--filter` are left to uutils.
 pub fn check(args: &[OsString]) -> Option<i32> {
     let n = naming(args)?;
     if n.operands.len() > 2 {
         return None;
     }
     let input = n.operands.first().map_or("-", String::as_str);
+    if input_is_empty(input) {
+        return Some(0);
+    }
     if input != "-" && !hostcalls::stat(input, true).is_ok_and(|st| st.is_file()) {
         return None;
     }

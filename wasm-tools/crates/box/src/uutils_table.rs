@@ -18,7 +18,6 @@ pub const UUTILS: &[(&str, UuMain)] = &[
     ("basename", uu_basename::uumain),
     ("dirname", uu_dirname::uumain),
     ("tee", uu_tee::uumain),
-    ("comm", uu_comm::uumain),
     ("nl", uu_nl::uumain),
     ("split", uu_split::uumain),
     ("seq", uu_seq::uumain),

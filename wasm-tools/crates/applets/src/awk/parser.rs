@@ -1005,6 +1005,12 @@ impl<'a> Parser<'a> {
             };
         }
         self.depth = mark;
+        // Outside `print`, a `|` can only start `| getline`: mawk's grammar takes the `|` and
+        // stumbles on the word after it (`$(x | awk …)`: "syntax error at or near awk").
+        if !no_gt && self.is(&Tok::Pipe)? {
+            self.advance()?;
+            return Err(self.unexpected());
+        }
         Ok(l)
     }
 
