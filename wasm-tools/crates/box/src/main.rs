@@ -17,6 +17,7 @@ mod od_inputs;
 mod od_types;
 mod rm_prompt;
 mod sed_errors;
+mod sed_usage;
 mod shred_open;
 mod sleep;
 mod split_output;
@@ -189,7 +190,11 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
 
 fn run_sed(args: Vec<OsString>) -> i32 {
     // The crate's `uumain` wrapper reports errors and returns the exit status; scripts that do
-    // not compile are reported in GNU's words first.
+    // not compile are reported in GNU's words first, and a command line GNU answers itself
+    // (usage, help, version) before that.
+    if let Some(status) = sed_usage::check(&args) {
+        return status;
+    }
     sed_errors::main(args)
 }
 

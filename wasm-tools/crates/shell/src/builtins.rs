@@ -457,15 +457,22 @@ impl Shell {
 
     /// Parses and runs script text in this shell (eval, source, -c).
     pub fn run_script_text(&mut self, text: &str) -> i32 {
-        match crate::syntax::parse(text, self.dialect) {
-            Ok(program) => self.run_program(&program),
+        match crate::syntax::parse_with_source(text, self.dialect) {
+            Ok((program, source)) => {
+                let outer = self.source.replace(source.into());
+                let status = self.run_program(&program);
+                self.source = outer;
+                status
+            }
             Err(e) => {
                 // The complete commands before the error run first, as bash and dash read
                 // and run a script one command at a time.
                 if let Some(before) = crate::syntax::runnable_prefix(text, self.dialect, e.line) {
                     // The script's last command is after the error: none of these is it.
                     self.oneshot_allowed = false;
+                    let outer = self.source.take();
                     self.run_program(&before);
+                    self.source = outer;
                     if self.flow != Flow::Normal {
                         return self.last_status;
                     }

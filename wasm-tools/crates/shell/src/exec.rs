@@ -339,7 +339,8 @@ impl Shell {
                     self.fd(1).unwrap_or(1),
                     self.fd(2).unwrap_or(2),
                 ];
-                match self.spawn_subshell(&s.list.to_string(), stdio) {
+                let (text, first_line) = self.subshell_text(s);
+                match self.spawn_subshell_at(&text, stdio, first_line) {
                     Ok(pid) => hostcalls::wait(pid).unwrap_or(127),
                     Err(e) => {
                         self.error(&format!("fork: {}", error_text(&e)));
@@ -969,8 +970,59 @@ impl Shell {
         })
     }
 
+    /// A `( … )` subshell's commands as written, with the line its `(` is on, when they can
+    /// be cut from the running program's text; otherwise as the tree prints them, on the
+    /// current line. A program run from another text (a function defined elsewhere) is
+    /// recognised by parsing the cut text back to the same commands.
+    fn subshell_text(&self, sub: &ast::SubshellCommand) -> (String, usize) {
+        let printed = sub.list.to_string();
+        let fallback = (printed.clone(), self.line);
+        let Some(source) = &self.source else {
+            return fallback;
+        };
+        let (start, end) = (sub.loc.start.index, sub.loc.end.index);
+        if end < start + 2 {
+            return fallback;
+        }
+        let cut: String = source.chars().skip(start).take(end - start).collect();
+        let Some(inner) = cut.strip_prefix('(').and_then(|c| c.strip_suffix(')')) else {
+            return fallback;
+        };
+        // The cut text must parse back to this very subshell.
+        let reparsed = crate::syntax::parse(&cut, self.dialect).ok();
+        let same =
+            reparsed
+                .as_ref()
+                .is_some_and(|program| match program.complete_commands.as_slice() {
+                    [list] => match list.0.as_slice() {
+                        [item] => match item.0.first.seq.as_slice() {
+                            [Command::Compound(CompoundCommand::Subshell(again), None)] => {
+                                again.list.to_string() == printed
+                            }
+                            _ => false,
+                        },
+                        _ => false,
+                    },
+                    _ => false,
+                });
+        if !same {
+            return fallback;
+        }
+        (inner.to_string(), sub.loc.start.line)
+    }
+
     /// Starts a copy of this shell running `script` (see the module docs).
     pub fn spawn_subshell(&mut self, script: &str, stdio: [Handle; 3]) -> std::io::Result<u32> {
+        self.spawn_subshell_at(script, stdio, self.line)
+    }
+
+    /// [`Self::spawn_subshell`] for a script whose first line is `first_line` of this one.
+    fn spawn_subshell_at(
+        &mut self,
+        script: &str,
+        stdio: [Handle; 3],
+        first_line: usize,
+    ) -> std::io::Result<u32> {
         if self.subst_depth >= MAX_DEPTH {
             return Err(std::io::Error::other("maximum nesting level exceeded"));
         }
@@ -984,7 +1036,7 @@ impl Shell {
         env.push(("INTERCODE_PRELUDE".into(), self.prelude()));
         env.push((
             "INTERCODE_LINE_BASE".into(),
-            (self.line + self.line_base).saturating_sub(1).to_string(),
+            (first_line + self.line_base).saturating_sub(1).to_string(),
         ));
         let req = SpawnRequest {
             argv: vec![
@@ -1573,6 +1625,31 @@ mod tests {
                 other => panic!("not a simple command: {other}"),
             })
             .collect()
+    }
+
+    /// The first top-level subshell of `text` as the shell would hand it to its child.
+    fn subshell_of(text: &str) -> (String, usize) {
+        let (program, source) = crate::syntax::parse_with_source(text, Dialect::Bash).unwrap();
+        let mut shell = Shell::new("bash".into(), &[]);
+        shell.source = Some(source.into());
+        let item = &program.complete_commands[0].0[0];
+        match &item.0.first.seq[0] {
+            Command::Compound(CompoundCommand::Subshell(s), _) => shell.subshell_text(s),
+            other => panic!("not a subshell: {other}"),
+        }
+    }
+
+    #[test]
+    fn a_subshell_is_cut_from_its_script_with_its_line() {
+        assert_eq!(
+            subshell_of("(echo $LINENO; (echo $LINENO))"),
+            ("echo $LINENO; (echo $LINENO)".to_string(), 1)
+        );
+        assert_eq!(subshell_of("\n(a\n(b\nc))"), ("a\n(b\nc)".to_string(), 2));
+        assert_eq!(
+            subshell_of("(echo 1; f() { (echo 2); }; f)"),
+            ("echo 1; f() { (echo 2); }; f".to_string(), 1)
+        );
     }
 
     // bash 5.2 (`bash -c` with these texts) names these lines in "command not found".

@@ -104,6 +104,9 @@ pub struct Shell {
     /// Lines before this shell's script in its parent's (a subshell reports the parent's
     /// line numbers, as bash's command substitutions and subshells do).
     pub line_base: usize,
+    /// The text the running program was parsed from, as the parser read it: a subshell's
+    /// commands are cut from it with their line breaks, so their lines count as bash counts.
+    pub source: Option<std::rc::Rc<str>>,
     pub pid: u32,
     pub last_bg_pid: Option<u32>,
     pub background: Vec<crate::jobs::Job>,
@@ -173,6 +176,7 @@ impl Shell {
             exit_code: None,
             line: 1,
             line_base: 0,
+            source: None,
             pid,
             last_bg_pid: None,
             background: Vec::new(),

@@ -19,6 +19,13 @@ pub struct SyntaxError {
 
 /// Parses a whole script as `dialect` reads it.
 pub fn parse(text: &str, dialect: Dialect) -> Result<Program, SyntaxError> {
+    parse_with_source(text, dialect).map(|(program, _)| program)
+}
+
+/// [`parse`], with the text the parser read (the script as rewritten for the parser: escaped
+/// subscripts, reserved words taken as names), whose character offsets the tree's locations
+/// count.
+pub fn parse_with_source(text: &str, dialect: Dialect) -> Result<(Program, String), SyntaxError> {
     if dialect == Dialect::Bash
         && let Err(at) = crate::subscript::protect(text)
     {
@@ -28,18 +35,18 @@ pub fn parse(text: &str, dialect: Dialect) -> Result<Program, SyntaxError> {
             1 + text[..at].matches('\n').count(),
         ));
     }
-    match parse_quietly(text, dialect) {
-        Ok(program) => Ok(program),
+    match parse_quietly_with_source(text, dialect) {
+        Ok(parsed) => Ok(parsed),
         Err(e) => {
             if dialect == Dialect::Bash
-                && let Some(program) = process_substitution_as_command(text)
+                && let Some(parsed) = process_substitution_as_command(text)
             {
-                return Ok(program);
+                return Ok(parsed);
             }
-            if let Some(program) = crate::first_error::reserved_words_as_plain(text)
-                .and_then(|plain| parse_quietly(&plain, dialect).ok())
+            if let Some(parsed) = crate::first_error::reserved_words_as_plain(text)
+                .and_then(|plain| parse_quietly_with_source(&plain, dialect).ok())
             {
-                return Ok(program);
+                return Ok(parsed);
             }
             Err(match dialect {
                 Dialect::Bash => bash_error(text, e),
@@ -52,15 +59,22 @@ pub fn parse(text: &str, dialect: Dialect) -> Result<Program, SyntaxError> {
 /// `<(cmd …) args`: to bash the substitution is a word like any other, here the command's
 /// name (`/dev/fd/63`, which it then cannot execute). The parser takes `<` at a command's start
 /// for a redirection, so the script is read with a word before it that expands to nothing.
-fn process_substitution_as_command(text: &str) -> Option<Program> {
+fn process_substitution_as_command(text: &str) -> Option<(Program, String)> {
     let start = text.trim_start();
     if !(start.starts_with("<(") || start.starts_with(">(")) {
         return None;
     }
-    parse_quietly(&format!("${{__intercode_nothing-}} {start}"), Dialect::Bash).ok()
+    parse_quietly_with_source(&format!("${{__intercode_nothing-}} {start}"), Dialect::Bash).ok()
 }
 
 fn parse_quietly(text: &str, dialect: Dialect) -> Result<Program, ParseError> {
+    parse_quietly_with_source(text, dialect).map(|(program, _)| program)
+}
+
+fn parse_quietly_with_source(
+    text: &str,
+    dialect: Dialect,
+) -> Result<(Program, String), ParseError> {
     // dash has no arrays: `execute[ls /]` is two words to it.
     let protected = match dialect {
         Dialect::Bash => crate::subscript::protect(text).unwrap_or(Cow::Borrowed(text)),
@@ -70,7 +84,9 @@ fn parse_quietly(text: &str, dialect: Dialect) -> Result<Program, ParseError> {
         std::io::BufReader::new(protected.as_bytes()),
         &dialect.parser_options(),
     );
-    parser.parse_program()
+    parser
+        .parse_program()
+        .map(|program| (program, protected.into_owned()))
 }
 
 /// The complete commands before the syntax error on line `error_line`: the longest run of
