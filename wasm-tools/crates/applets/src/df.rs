@@ -470,6 +470,12 @@ fn parse_fields(list: &str) -> Result<Vec<Field>, String> {
     Ok(fields)
 }
 
+/// The file-system type of the mount holding an absolute, normalised path (`find -fstype`).
+pub(crate) fn fstype_of(path: &str) -> String {
+    let table = mounts();
+    mount_of(&table, path).map_or_else(|| "overlay".to_string(), |m| m.fstype.clone())
+}
+
 /// The mount holding an absolute, normalised path: the longest mount point above it.
 fn mount_of<'m>(table: &'m [Mount], path: &str) -> Option<&'m Mount> {
     table

@@ -22,7 +22,9 @@
 //!   -name" are printed only with `-warn`: GNU prints them only when stdin is a terminal, and
 //!   in the sandbox it never is.
 //! * Times are in UTC (the sandbox's zone). `-newerXt` accepts `@SECS`, `YYYY-MM-DD` and
-//!   `YYYY-MM-DD HH:MM[:SS]` only. `-fstype`, `-context`, `%F`, `%Z` are not implemented.
+//!   `YYYY-MM-DD HH:MM[:SS]` only. `-fstype` names the mounts of upstream's container (an
+//!   `overlay` root, `proc`, `tmpfs`…, as `df` shows them). `-context`, `%F`, `%Z` are not
+//!   implemented.
 //! * `-exec … +` batches are limited to 128 KiB of arguments (GNU derives its limit from
 //!   `ARG_MAX`); the sandbox's trees never come close.
 //!
@@ -407,6 +409,7 @@ impl State<'_, '_> {
             Expr::Links(c, n) => c.test(f.st.nlink, *n),
             Expr::Inum(c, n) => c.test(f.st.ino, *n),
             Expr::SameFile { dev, ino } => f.st.dev == *dev && f.st.ino == *ino,
+            Expr::FsType(want) => crate::df::fstype_of(&crate::df::absolute(f.path)) == *want,
             Expr::Readable => self.access(f, 4),
             Expr::Writable => self.access(f, 2),
             Expr::Executable => self.access(f, 1),
@@ -651,6 +654,23 @@ mod tests {
         assert_eq!(
             out,
             "@\n@/a\n@/a/b\n@/a/b/y.TXT\n@/a/x.txt\n@/empty\n@/z.c\n"
+        );
+    }
+
+    #[test]
+    fn fstype_names_the_mount_of_upstreams_container() {
+        // Upstream's root is an overlay; nothing under a test tree is a mount of its own.
+        let d = tree();
+        let (code, out, err) = find_in(d.path(), &["@", "-fstype", "overlay", "-name", "z.c"]);
+        assert_eq!((code, out.as_str(), err.as_str()), (0, "@/z.c\n", ""));
+        let (_, out, _) = find_in(d.path(), &["@", "-fstype", "cifs"]);
+        assert_eq!(out, "");
+        assert_eq!(crate::df::fstype_of("/proc/loadavg"), "proc");
+        assert_eq!(crate::df::fstype_of("/dev/shm/x"), "tmpfs");
+        let (code, _, err) = find_in(d.path(), &["@", "-fstype"]);
+        assert_eq!(
+            (code, err.as_str()),
+            (1, "find: missing argument to `-fstype'\n")
         );
     }
 

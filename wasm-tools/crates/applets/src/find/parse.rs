@@ -132,6 +132,8 @@ pub enum Expr {
         dev: u64,
         ino: u64,
     },
+    /// `-fstype TYPE`: the type of the mount holding the file, in upstream's mount table.
+    FsType(String),
     Readable,
     Writable,
     Executable,
@@ -755,6 +757,7 @@ impl<'a> Parser<'a> {
                     ino: st.ino,
                 }
             }
+            "-fstype" => Expr::FsType(self.arg(tok)?),
             "-readable" => Expr::Readable,
             "-writable" => Expr::Writable,
             "-executable" => Expr::Executable,
