@@ -11,7 +11,7 @@
 //! one standard input and fails as GNU does when closing it the second time.
 
 use crate::common::getopt::{self, Config, OptSpec};
-use crate::common::io::{prog, run_main, usage, write_failed};
+use crate::common::io::{prog, report, run_main, usage, write_failed};
 use crate::common::quote::{locale as quote, shell_if_needed as quotef};
 use crate::common::{Io, sys};
 use std::cmp::Ordering;
@@ -152,10 +152,8 @@ struct Comm<'a, 'io> {
 }
 
 impl Comm<'_, '_> {
-    /// gnulib's `error()`: standard output first, then the message.
     fn message(&mut self, text: &str) {
-        let _ = self.out.flush();
-        let _ = writeln!(self.err, "{}: {text}", self.prog);
+        report(self.out, self.err, &self.prog, text);
     }
 
     fn read_line(&mut self, file: usize) -> Result<Option<Vec<u8>>, Fatal> {
@@ -338,8 +336,8 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             match opened {
                 Ok(f) => readers.push(Box::new(BufReader::new(f))),
                 Err(e) => {
-                    let _ = out.flush();
-                    let _ = writeln!(err, "{prog}: {}: {}", quotef(name), sys::strerror(&e));
+                    let text = format!("{}: {}", quotef(name), sys::strerror(&e));
+                    report(out, err, &prog, text);
                     return 1;
                 }
             }

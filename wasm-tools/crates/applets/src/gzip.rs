@@ -18,6 +18,7 @@
 //! member's size as GNU 1.10 does only approximately; `--rsyncable` is accepted and ignored.
 
 use crate::common::deflate::GzipWriter;
+use crate::common::io::report;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -507,8 +508,7 @@ fn decode_all(input: &mut dyn BufRead, out: &mut dyn Write) -> Result<bool, Deco
 impl Gzip {
     fn warn(&mut self, msg: String) {
         if !self.o.quiet {
-            let _ = self.out.flush();
-            let _ = writeln!(self.err, "gzip: {msg}");
+            report(&mut self.out, &mut self.err, "gzip", msg);
         }
         if self.status == 0 {
             self.status = WARNING;
@@ -516,8 +516,7 @@ impl Gzip {
     }
 
     fn error(&mut self, msg: String) {
-        let _ = self.out.flush();
-        let _ = writeln!(self.err, "gzip: {msg}");
+        report(&mut self.out, &mut self.err, "gzip", msg);
         self.status = ERROR;
     }
 

@@ -18,7 +18,7 @@
 //! check compares names and inode numbers, as GNU's does.
 
 use crate::common::getopt::{self, Config, OptSpec};
-use crate::common::io::{prog, run_main};
+use crate::common::io::{prog, report, run_main};
 use crate::common::{Io, quote, sys};
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -239,8 +239,7 @@ fn is_kind(e: &io::Error, k: io::ErrorKind) -> bool {
 
 impl Ln<'_, '_> {
     fn error(&mut self, msg: &str) {
-        let _ = self.io.out.flush();
-        let _ = writeln!(self.io.err, "{}: {msg}", self.prog);
+        report(self.io.out, self.io.err, &self.prog, msg);
     }
 
     /// Makes the link without removing anything.

@@ -16,7 +16,7 @@
 //! standard *output*, as less does; options are ignored; it exits 0.
 
 use crate::common::getopt::{self, Config, OptSpec};
-use crate::common::io::{prog, run_main, write_failed};
+use crate::common::io::{prog, report, run_main, write_failed};
 use crate::common::{Io, sys};
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -118,8 +118,12 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 continue;
             }
             Err(e) => {
-                let _ = io.out.flush();
-                let _ = writeln!(io.err, "{prog}: cannot open {f}: {}", sys::strerror(&e));
+                report(
+                    io.out,
+                    io.err,
+                    &prog,
+                    format_args!("cannot open {f}: {}", sys::strerror(&e)),
+                );
                 continue;
             }
         };

@@ -1148,8 +1148,7 @@ impl Tar {
     /// A message on stderr. GNU tar reports through gnulib's `error`, which flushes stdout
     /// first: a listing printed before the message reaches a shared pipe before it.
     fn msg(&mut self, m: impl AsRef<str>) {
-        let _ = self.out.flush();
-        let _ = writeln!(self.err, "tar: {}", m.as_ref());
+        crate::common::io::report(&mut *self.out, &mut *self.err, "tar", m.as_ref());
     }
 
     fn error(&mut self, m: impl AsRef<str>) {

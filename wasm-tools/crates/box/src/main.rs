@@ -23,6 +23,7 @@ mod sleep;
 mod split_output;
 mod tac;
 mod trailing_slash;
+mod unopenable;
 mod uutils_table;
 
 use std::ffi::OsString;
@@ -165,22 +166,14 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
         }
         if uu_name == "shred" {
             let (args, reported) = shred_open::drop_unopenable(args);
-            if args.is_empty() {
-                return 1;
-            }
-            let status = f(args.into_iter());
-            return if reported { status.max(1) } else { status };
+            return unopenable::run(*f, args, reported);
         }
         if uu_name == "od" {
             if let Some(status) = od_types::check(&args) {
                 return status;
             }
             let (args, reported) = od_inputs::drop_unopenable(args);
-            if args.is_empty() {
-                return 1;
-            }
-            let status = f(args.into_iter());
-            return if reported { status.max(1) } else { status };
+            return unopenable::run(*f, args, reported);
         }
         return f(args.into_iter());
     }

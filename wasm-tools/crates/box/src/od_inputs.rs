@@ -9,6 +9,7 @@
 //! changes what operands mean, and a name GNU would quote is left to uutils' own message.
 
 use crate::od_args::{self, Arg};
+use crate::unopenable;
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -38,24 +39,17 @@ pub fn drop_unopenable(args: Vec<OsString>) -> (Vec<OsString>, bool) {
         };
         drop.push((at, format!("od: {shown}: {reason}")));
     }
-    if drop.is_empty() {
-        return (args, false);
-    }
     let mut stderr = std::io::stderr();
     for (_, message) in &drop {
         let _ = writeln!(stderr, "{message}");
     }
-    if drop.len() == operands.len() {
-        // Nothing left to read: GNU dumps nothing at all.
-        return (Vec::new(), true);
-    }
-    let kept = args
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| !drop.iter().any(|(at, _)| at == i))
-        .map(|(_, a)| a)
-        .collect();
-    (kept, true)
+    // With nothing left to read, GNU dumps nothing at all: the command line comes back empty.
+    let dropped: Vec<usize> = drop.iter().map(|(at, _)| *at).collect();
+    let reported = !dropped.is_empty();
+    (
+        unopenable::leave_out(args, operands.len(), &dropped),
+        reported,
+    )
 }
 
 /// Indices of the file operands, or `None` when the command line is one this module leaves

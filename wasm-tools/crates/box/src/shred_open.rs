@@ -2,11 +2,12 @@
 //! `shred: NAME: failed to open for writing: REASON` (the name quoted as `quotef` does); uutils
 //! gives the reason alone, quoted its own way. `find … -delete -exec shred {} \;` in upstream's
 //! logs prints one such line per file. Files that cannot be opened are reported here and left
-//! off the command line before uutils runs; the status is then 1.
+//! off the command line before uutils runs (`unopenable`); the status is then 1.
 //!
 //! A file `-f` could make writable (permission denied) is left to uutils, which changes its
 //! mode as GNU does.
 
+use crate::unopenable;
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -92,19 +93,8 @@ pub fn drop_unopenable(args: Vec<OsString>) -> (Vec<OsString>, bool) {
         );
         dropped.push(at);
     }
-    if dropped.is_empty() {
-        return (args, false);
-    }
-    if dropped.len() == files.len() {
-        return (Vec::new(), true);
-    }
-    let kept = args
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| !dropped.contains(i))
-        .map(|(_, a)| a)
-        .collect();
-    (kept, true)
+    let reported = !dropped.is_empty();
+    (unopenable::leave_out(args, files.len(), &dropped), reported)
 }
 
 #[cfg(test)]

@@ -96,7 +96,14 @@ pub fn write_failed(args: &[String], e: &io::Error, err: &mut dyn Write) -> i32 
     1
 }
 
-/// Program name for messages: argv[0] as invoked, which is what GNU tools print.
+/// A diagnostic as gnulib's `error()` prints it: standard output written so far is flushed
+/// first, so in a stream holding both (as upstream recorded them) the message comes after
+/// it, then `PROG: TEXT` goes to standard error.
+pub fn report(out: &mut dyn Write, err: &mut dyn Write, prog: &str, text: impl std::fmt::Display) {
+    let _ = out.flush();
+    let _ = writeln!(err, "{prog}: {text}");
+}
+
 /// A usage error as coreutils prints it: the message, then where to read more; status 1.
 pub fn usage(io: &mut Io, prog: &str, msg: &str) -> i32 {
     let _ = writeln!(
@@ -106,6 +113,7 @@ pub fn usage(io: &mut Io, prog: &str, msg: &str) -> i32 {
     1
 }
 
+/// Program name for messages: argv[0] as invoked, which is what GNU tools print.
 pub fn prog(args: &[String], default: &'static str) -> String {
     args.first()
         .filter(|a| !a.is_empty())
