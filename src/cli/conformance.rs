@@ -12,7 +12,10 @@ pub fn conformance(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
             "conformance compares the bash env with GNU bash; SQL and Python have differential tests"
         );
     }
-    let spec = args.source.spec(EnvKind::Bash)?;
+    let mut spec = args.source.spec(EnvKind::Bash)?;
+    // Each command runs on a fresh copy of the tree, as the native side does: nothing is
+    // carried from one command to the next (`--quirks upstream` keeps only its quoting).
+    spec.upstream_reset = false;
     let mut env = spec.build_bash()?;
     let system_root = match args.reference_root {
         Some(dir) => dir,

@@ -248,6 +248,13 @@ pub enum AgentKind {
     Chat,
 }
 
+/// Which harness's behaviour to copy (`--quirks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Quirks {
+    /// Upstream InterCode's bash harness.
+    Upstream,
+}
+
 #[derive(Debug, Args)]
 pub struct TaskSource {
     /// Task file (upstream's JSON format); default: the embedded fixtures.
@@ -265,6 +272,11 @@ pub struct TaskSource {
     /// Bash: reproduce upstream's broken `bash -c "…"` quoting and its `cd` handling (for score fidelity).
     #[arg(long)]
     pub upstream_quoting: bool,
+    /// Bash: `upstream` behaves as upstream's harness did, for comparing with its results:
+    /// its quoting and `cd` (as --upstream-quoting), and its reset between tasks, where one
+    /// tree lives for the whole run and only what git tracks is put back.
+    #[arg(long, value_enum)]
+    pub quirks: Option<Quirks>,
     /// Seconds an action (bash command, SQL statement, Python cell) may run.
     #[arg(long, default_value_t = 10)]
     pub timeout: u64,
@@ -298,7 +310,8 @@ impl TaskSource {
                 .transpose()?
                 .map(|c| i64::try_from(c.unix_seconds()).unwrap_or(i64::MAX)),
             persistent: self.persistent,
-            upstream_quoting: self.upstream_quoting,
+            upstream_quoting: self.upstream_quoting || self.quirks == Some(Quirks::Upstream),
+            upstream_reset: self.quirks == Some(Quirks::Upstream),
             read_only: self.read_only,
         })
     }

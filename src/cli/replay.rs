@@ -117,6 +117,7 @@ fn replay_one(
         LogEnv::Bash => {
             spec.tasks = task_file(log, &spec.data_dir());
             spec.upstream_quoting = true;
+            spec.upstream_reset = true;
         }
         LogEnv::Python => spec.tasks = task_file(log, &spec.data_dir()),
         LogEnv::Sql if source.data == "fixtures" => spec.sql_data = SqlData::UpstreamMysql,
@@ -268,6 +269,7 @@ fn replay_turns(
     let mut spec = source.spec(EnvKind::Bash)?;
     spec.tasks = task_file(log, &spec.data_dir());
     spec.upstream_quoting = true;
+    spec.upstream_reset = true;
     let mut env = spec.build()?;
     Ok(intercode::env::bash::replay::replay_log(
         &mut *env,

@@ -5,7 +5,7 @@
 //!
 //! Deliberate differences from upstream, all in the user's favour:
 //! * every episode starts from a fresh copy of the tree (upstream only reset what git tracked,
-//!   so deleting `/bin` broke later tasks);
+//!   so deleting `/bin` broke later tasks); its reset is available as [`Reset::UpstreamGit`];
 //! * `cd` is the shell's own (upstream parsed it by hand: `cd /x && ls` broke every later
 //!   command of the episode);
 //! * actions run as typed. Upstream's `bash -c "<action>"` + `shlex.split` quoting, which
@@ -38,6 +38,16 @@ pub enum Quoting {
     Upstream,
 }
 
+/// What an episode's tree is at `reset`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Reset {
+    /// A fresh copy of the task's tree, every episode and every gold run.
+    #[default]
+    Fresh,
+    /// The previous episode's tree after upstream's `git reset --hard; git clean -fd`.
+    UpstreamGit,
+}
+
 #[derive(Debug, Clone)]
 pub struct BashOptions {
     pub limits: Limits,
@@ -49,6 +59,11 @@ pub struct BashOptions {
     /// Keep variables and functions between actions (upstream: a fresh shell per action).
     pub persistent: bool,
     pub quoting: Quoting,
+    /// Upstream's reset between tasks instead of a fresh tree: the agent's tree and the gold's
+    /// each live for the whole run, and only what git tracks is put back
+    /// ([`crate::fs::git_reset`]), so changes under `/root`, `/usr` or `/etc`, `chmod`s and
+    /// `touch`es carry over to later tasks as they did in upstream's containers.
+    pub reset: Reset,
     /// Bytes the episode's files may take (base system and task tree included, ~100 KB).
     /// Episode trees live in memory (tmpfs), so `yes > f` must not fill the machine's RAM
     /// for 10 s; 256 MiB is far above what any task writes. Checked while an action runs
@@ -70,6 +85,7 @@ impl Default for BashOptions {
             clock: None,
             persistent: false,
             quoting: Quoting::Faithful,
+            reset: Reset::Fresh,
             disk_bytes: 256 << 20,
             max_dir_depth: 128,
         }
@@ -172,6 +188,9 @@ pub struct Bash {
     sandbox: Sandbox,
     options: BashOptions,
     episode: Option<Episode>,
+    /// With [`Reset::UpstreamGit`], the gold's tree as the last gold run left it (upstream's
+    /// evaluation container).
+    eval_tree: Option<EpisodeDir>,
 }
 
 /// What one command did in a directory (used for the agent's actions and the gold).
@@ -199,6 +218,7 @@ impl Bash {
             sandbox,
             options,
             episode: None,
+            eval_tree: None,
         })
     }
 
@@ -299,10 +319,20 @@ impl Bash {
         })
     }
 
-    /// Runs the gold of task `index` in a fresh tree.
-    fn run_gold(&self, index: usize) -> crate::Result<GoldRun> {
+    /// Runs the gold of task `index` in a fresh tree, or with [`Reset::UpstreamGit`] in the
+    /// evaluation tree after upstream's reset.
+    fn run_gold(&mut self, index: usize) -> crate::Result<GoldRun> {
         let gold = self.task_at(index)?.gold.clone();
-        let dir = self.pool.take()?;
+        let dir = match self.options.reset {
+            Reset::Fresh => self.pool.take()?,
+            Reset::UpstreamGit => {
+                let used = match self.eval_tree.take() {
+                    Some(used) => used,
+                    None => self.pool.take()?,
+                };
+                self.reset_like_upstream(used)?
+            }
+        };
         let run = self.run_in(&dir, &gold, "/", "", self.options.gold_timeout)?;
         let snapshot = Snapshot::capture(dir.dir())?;
         let status = crate::fs::status::render_short(&crate::fs::status::git_status(
@@ -358,7 +388,39 @@ impl Bash {
         if let Some(old) = self.episode.take() {
             self.pool.discard(old.dir);
             if let Some(gold) = old.gold {
-                self.pool.discard(gold.dir);
+                self.discard_eval_tree(gold.dir);
+            }
+        }
+    }
+
+    /// A gold run's tree: kept as the evaluation tree with [`Reset::UpstreamGit`].
+    fn discard_eval_tree(&mut self, dir: EpisodeDir) {
+        if self.options.reset == Reset::UpstreamGit {
+            if let Some(old) = self.eval_tree.replace(dir) {
+                self.pool.discard(old);
+            }
+        } else {
+            self.pool.discard(dir);
+        }
+    }
+
+    /// `used` after upstream's `git reset --hard; git clean -fd`, in a new directory. A tree
+    /// that cannot be read back (a name that is not UTF-8) is replaced by a fresh one.
+    fn reset_like_upstream(&self, used: EpisodeDir) -> crate::Result<EpisodeDir> {
+        let now = match self.options.clock {
+            Some(clock) => i64::try_from(clock.unix_seconds()).unwrap_or(i64::MAX),
+            None => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
+        };
+        let reset = TreeImage::from_dir(used.path())
+            .map(|current| crate::fs::git_reset::after_git_reset(&current, self.pool.image(), now));
+        self.pool.discard(used);
+        match reset {
+            Ok(image) => EpisodeDir::new(&image),
+            Err(e) => {
+                tracing::warn!("the used tree could not be read back ({e}); starting afresh");
+                self.pool.take()
             }
         }
     }
@@ -507,8 +569,26 @@ impl Backend for Bash {
 
     fn begin(&mut self, index: usize) -> crate::Result<String> {
         let query = self.task_at(index)?.query.clone();
-        self.end_episode();
-        let dir = self.pool.take()?;
+        // Upstream reset its container before every task, the first one too: `/tmp` and the
+        // other empty directories were gone from the start.
+        let dir = match self.options.reset {
+            Reset::Fresh => {
+                self.end_episode();
+                self.pool.take()?
+            }
+            Reset::UpstreamGit => {
+                let used = match self.episode.take() {
+                    Some(old) => {
+                        if let Some(gold) = old.gold {
+                            self.discard_eval_tree(gold.dir);
+                        }
+                        old.dir
+                    }
+                    None => self.pool.take()?,
+                };
+                self.reset_like_upstream(used)?
+            }
+        };
         self.episode = Some(Episode {
             index,
             dir,

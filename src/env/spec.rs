@@ -12,7 +12,7 @@
 //! # Ok::<(), intercode::Error>(())
 //! ```
 
-use super::bash::{BashEnv, BashOptions, Quoting};
+use super::bash::{BashEnv, BashOptions, Quoting, Reset};
 use super::python::{PythonEnv, PythonOptions};
 use super::sql::{SqlEnv, SqlOptions};
 use super::{Env, EnvKind};
@@ -45,6 +45,9 @@ pub struct EnvSpec {
     pub persistent: bool,
     /// Bash: upstream's broken `bash -c "…"` quoting and its own `cd` handling (for score fidelity with old logs).
     pub upstream_quoting: bool,
+    /// Bash: upstream's reset between tasks: one tree for the whole run where only what git
+    /// tracks is put back (`git reset --hard; git clean -fd`), the gold's likewise.
+    pub upstream_reset: bool,
     /// SQL: refuse every statement that would write.
     pub read_only: bool,
 }
@@ -61,6 +64,7 @@ impl Default for EnvSpec {
             clock: None,
             persistent: false,
             upstream_quoting: false,
+            upstream_reset: false,
             read_only: false,
         }
     }
@@ -133,6 +137,9 @@ impl EnvSpec {
         options.persistent = self.persistent;
         if self.upstream_quoting {
             options.quoting = Quoting::Upstream;
+        }
+        if self.upstream_reset {
+            options.reset = Reset::UpstreamGit;
         }
         options.clock = self.clock.map(PinnedClock::at_unix);
         Ok(options)

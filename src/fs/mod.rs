@@ -11,6 +11,7 @@
 
 pub mod base_system;
 pub mod episode;
+pub mod git_reset;
 pub mod hash;
 pub mod host;
 pub mod image;

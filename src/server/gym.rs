@@ -270,6 +270,7 @@ pub fn openapi() -> Value {
                         "clock": {"type": ["integer", "null"], "description": "Bash: pinned clock, seconds since the epoch"},
                         "persistent": {"type": "boolean", "default": false},
                         "upstream_quoting": {"type": "boolean", "default": false},
+                        "upstream_reset": {"type": "boolean", "default": false, "description": "Bash: upstream's reset between tasks (only what git tracks is put back)"},
                         "read_only": {"type": "boolean", "default": false}
                     }
                 },

@@ -2,7 +2,7 @@
 
 use crate::harness::TestEpisode;
 use intercode::env::Env;
-use intercode::env::bash::{BashEnv, BashOptions};
+use intercode::env::bash::{BashEnv, BashOptions, Reset};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -549,4 +549,39 @@ fn timeout_and_the_command_wrappers() {
     ep.step("nohup")
         .observes("nohup: missing operand\nTry 'nohup --help' for more information.\n")
         .exit(125);
+}
+
+/// `--quirks upstream`: one tree lives for the whole run, and between tasks only what git
+/// tracks is put back (`git reset --hard; git clean -fd`), as in upstream's containers.
+#[test]
+fn upstream_reset_puts_back_only_what_git_tracks() {
+    let options = BashOptions {
+        reset: Reset::UpstreamGit,
+        ..BashOptions::default()
+    };
+    let mut ep = TestEpisode::with_options(0, options);
+    // Upstream reset before the first task too: the empty, untracked `/tmp` is gone.
+    ep.step("ls -d /tmp").exit(2);
+    ep.step(
+        "echo gone > /project/README.md; echo new > /project/new.txt; mkdir -p /project/made/deep \
+         /tmp; echo kept > /root/note; chmod 600 /project/notes.txt; rm -rf /project/src; \
+         echo scratch > /tmp/f",
+    )
+    .exit(0);
+    ep.submit();
+    ep.env.reset(1).expect("reset");
+    let look = "md5sum /project/README.md; find /project/src | sort";
+    let after = ep.step(look).output().to_string();
+    let fresh = TestEpisode::fixture(1).step(look).output().to_string();
+    // Tracked files are back as committed; untracked files and emptied directories are gone.
+    assert_eq!(after, fresh);
+    ep.step("ls -d /project/new.txt /project/made /tmp 2>&1")
+        .observes(
+            "ls: cannot access '/project/new.txt': No such file or directory\n\
+         ls: cannot access '/project/made': No such file or directory\n\
+         ls: cannot access '/tmp': No such file or directory\n",
+        );
+    // What git cannot see carries over: a file under the ignored `/root`, a tracked file's mode.
+    ep.step("cat /root/note; stat -c %a /project/notes.txt")
+        .observes("kept\n600\n");
 }

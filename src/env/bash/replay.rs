@@ -4,9 +4,10 @@
 //! `submit` (which scores without ending anything in upstream's bash env), so every executed
 //! turn carries a reward; ReAct scored only its `submit` turns, its other actions being
 //! `execute[…]` wrappers. Turns upstream never executed (`blocked`, no logged observation) are
-//! skipped. Each replayed episode starts from a fresh tree, where upstream's containers carried
-//! untracked state from task to task (UPSTREAM-BEHAVIOUR.md §2.2), and runs with upstream's
-//! quoting when the env was built so. Every turn whose reward differs is attributed to a cause
+//! skipped. The env should be built with upstream's quirks (`EnvSpec::upstream_quoting` and
+//! `upstream_reset`): its quoting and `cd`, and one tree for the whole log where only what git
+//! tracks is put back between tasks (UPSTREAM-BEHAVIOUR.md §2.2), so what earlier tasks left
+//! outside git's reach is there for later ones as it was upstream. Every turn whose reward differs is attributed to a cause
 //! read off the action and the two observations; the causes are heuristics for a reader, not
 //! proofs.
 

@@ -52,6 +52,8 @@ spec_fields: dict[str, str] = {
     "clock": "bash: pin the sandbox clock to these seconds since the epoch",
     "persistent": "bash: keep shell variables and functions between actions",
     "upstream_quoting": "bash: upstream's broken bash -c \"...\" quoting",
+    "upstream_reset": "bash: upstream's reset between tasks (one tree per run, "
+    "git puts back what it tracks)",
     "read_only": "sql: refuse every statement that would write",
 }
 

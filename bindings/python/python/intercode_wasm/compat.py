@@ -21,6 +21,8 @@ Where upstream was broken, the default is correct and upstream's behaviour is an
 
 * ``upstream_quoting=True``: bash actions go through upstream's ``bash -c "…"`` + ``shlex``
   quoting, which dropped inner double quotes (scores match old logs);
+* ``upstream_reset=True``: one bash tree lives for the whole run and only what git tracks is
+  put back between tasks, as in upstream's containers (changes under ``/root`` carry over);
 * ``upstream_python_action_executed=True``: the Python env's ``action_executed`` is inverted
   as upstream's was (True when the action raised);
 * ``end_on_submit=True``: ``submit`` / ``skip`` end the episode (a later step raises
@@ -92,7 +94,16 @@ _UPSTREAM_NAMES = {"bash": "ic_bash", "sql": "ic_sql", "python": "ic_python"}
 _SPIDER_DEV = "ic_spider_dev.json"
 
 #: Keyword arguments that go into the EnvSpec as they are.
-_SPEC_KWARGS = ("timeout_secs", "clock", "persistent", "fs", "sql_data", "data_dir", "read_only")
+_SPEC_KWARGS = (
+    "timeout_secs",
+    "clock",
+    "persistent",
+    "fs",
+    "sql_data",
+    "data_dir",
+    "read_only",
+    "upstream_reset",
+)
 
 Observation = Union[str, None, list[tuple[Any, ...]], dict[str, str]]
 Preprocess = Callable[[dict[str, Any]], list[str]]
