@@ -131,7 +131,9 @@ impl Chmod<'_, '_> {
                 self.status = 1;
             }
         }
-        if self.recursive && st.is_dir() && !lst.is_symlink() {
+        // A symlink named on the command line is followed, into its directory too; those met
+        // on the way are not.
+        if self.recursive && st.is_dir() && (command_line || !lst.is_symlink()) {
             match std::fs::read_dir(path) {
                 Ok(rd) => {
                     let mut names: Vec<String> = rd

@@ -47,6 +47,7 @@ pub mod man;
 pub mod mkdir;
 pub mod mktemp;
 pub mod more;
+pub mod mount;
 pub mod mountpoint;
 pub mod net;
 pub mod owner;
@@ -133,6 +134,7 @@ applets! {
     "mkdir" => mkdir::main,
     "mktemp" => mktemp::main,
     "more" => more::main,
+    "mount" => mount::main,
     "mountpoint" => mountpoint::main,
     "ncal" => cal::main,
     "nice" => wrappers::nice_main,

@@ -121,12 +121,19 @@ fn run(args: &[String], io: &mut Io, tool: Tool) -> i32 {
         Err(msg) => return usage(io, &msg),
     };
     let mut recursive = false;
+    let mut traverse = Traverse::Physical;
+    let mut dereference = None;
     let mut silent = false;
     let mut report = Report::Nothing;
     let mut reference = None;
     for opt in &parsed.opts {
         match opt.key {
             K::Recursive => recursive = true,
+            K::TraverseH => traverse = Traverse::CommandLine,
+            K::TraverseL => traverse = Traverse::Logical,
+            K::TraverseP => traverse = Traverse::Physical,
+            K::Dereference => dereference = Some(true),
+            K::NoDereference => dereference = Some(false),
             K::Silent => silent = true,
             K::Verbose => report = Report::Everything,
             K::Changes => report = Report::Changes,
@@ -134,6 +141,19 @@ fn run(args: &[String], io: &mut Io, tool: Tool) -> i32 {
             _ => {}
         }
     }
+    // GNU's rules: a recursive run walks the tree as -H/-L/-P say (-P, no symlink followed, by
+    // default); otherwise a symlink operand is followed unless -h.
+    let follow = if recursive {
+        if traverse == Traverse::Physical && dereference == Some(true) {
+            let _ = writeln!(io.err, "{prog}: -R --dereference requires either -H or -L");
+            return 1;
+        }
+        traverse
+    } else if dereference == Some(false) {
+        Traverse::Physical
+    } else {
+        Traverse::Logical
+    };
     let mut operands = parsed.operands.iter();
     let spec = if reference.is_some() {
         None
@@ -204,10 +224,11 @@ fn run(args: &[String], io: &mut Io, tool: Tool) -> i32 {
         report,
         silent,
         recursive,
+        follow,
         status: 0,
     };
     for file in files {
-        run.visit(file);
+        run.visit(file, true);
     }
     run.status
 }
@@ -227,12 +248,29 @@ struct Run<'a, 'b> {
     report: Report,
     silent: bool,
     recursive: bool,
+    follow: Traverse,
     status: i32,
 }
 
+/// Which symlinks a run follows (GNU's -P, -H, -L).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Traverse {
+    /// None: a symlink is changed itself and never walked into.
+    Physical,
+    /// Those named on the command line.
+    CommandLine,
+    /// All.
+    Logical,
+}
+
 impl Run<'_, '_> {
-    fn visit(&mut self, path: &str) {
-        let st = match hostcalls::stat(path, true) {
+    fn visit(&mut self, path: &str, command_line: bool) {
+        let follow = match self.follow {
+            Traverse::Physical => false,
+            Traverse::CommandLine => command_line,
+            Traverse::Logical => true,
+        };
+        let st = match hostcalls::stat(path, follow) {
             Ok(st) => st,
             Err(e) => {
                 if !self.silent {
@@ -259,7 +297,7 @@ impl Run<'_, '_> {
             };
             names.sort();
             for name in names {
-                self.visit(&format!("{}/{name}", path.trim_end_matches('/')));
+                self.visit(&format!("{}/{name}", path.trim_end_matches('/')), false);
             }
         }
     }

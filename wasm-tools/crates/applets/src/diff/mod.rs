@@ -22,7 +22,8 @@
 //! Not supported (rejected with `option '-y' is not supported in this sandbox`, exit 2): the
 //! ed, RCS, if-then-else and side-by-side formats (`-e -f -n -D -y` and the `--*-format`
 //! options), `-p`/`-F`, `-P`, `--from-file`/`--to-file`, `-S`, `-X`, `-W`, `-l`,
-//! `--ignore-file-name-case`, `--suppress-common-lines`. `-I` uses our GNU-BRE translation
+//! `--ignore-file-name-case`. `--suppress-common-lines` is accepted and, without `-y`, changes
+//! nothing, as in GNU. `-I` uses our GNU-BRE translation
 //! (`common::rx`) rather than glibc's regex engine. Directory entries are sorted byte-wise
 //! (the C locale's collation), and files are read whole.
 //!
@@ -75,6 +76,8 @@ enum K {
     NoDereference,
     StripCr,
     SuppressBlankEmpty,
+    /// Only the side-by-side format (`-y`, refused) prints common lines: a no-op otherwise.
+    SuppressCommonLines,
     Horizon,
     Tabsize,
     Color,
@@ -153,7 +156,7 @@ const SPECS: &[OptSpec<K>] = &[
     getopt::with_arg('S', "starting-file", K::Unsupported),
     getopt::long_flag("strip-trailing-cr", K::StripCr),
     getopt::long_flag("suppress-blank-empty", K::SuppressBlankEmpty),
-    getopt::long_flag("suppress-common-lines", K::Unsupported),
+    getopt::long_flag("suppress-common-lines", K::SuppressCommonLines),
     getopt::long_arg("tabsize", K::Tabsize),
     getopt::flag('a', "text", K::Text),
     getopt::long_arg("to-file", K::Unsupported),
@@ -1305,6 +1308,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             K::NoDereference => o.no_dereference = true,
             K::StripCr => o.strip_cr = true,
             K::SuppressBlankEmpty => o.suppress_blank_empty = true,
+            K::SuppressCommonLines => {}
             K::Horizon => match parse_count(&arg) {
                 Some(n) => horizon = horizon.max(n),
                 None => return try_help(io, &prog, &format!("invalid horizon length '{arg}'")),
