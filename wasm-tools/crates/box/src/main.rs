@@ -18,6 +18,7 @@ mod od_types;
 mod rm_prompt;
 mod sed_errors;
 mod sed_usage;
+mod shasum;
 mod shred_open;
 mod sleep;
 mod split_output;
@@ -33,6 +34,7 @@ use std::io::Write;
 const LOCAL: &[(&str, applets::AppletMain)] = &[
     ("cat", cat::main),
     ("cp", cp_modes::main),
+    ("shasum", shasum::main),
     ("sleep", sleep::main),
     ("tac", tac::main),
 ];
