@@ -454,7 +454,7 @@ fn parse_header(d: &[u8]) -> Option<Header> {
     })
 }
 
-enum DecodeError {
+pub(crate) enum DecodeError {
     NotGzip,
     Eof,
     Crc,
@@ -464,7 +464,10 @@ enum DecodeError {
 
 /// Decompresses every member of `input` into `out`; a trailing non-gzip tail is reported
 /// as a warning (`Ok(true)`), as GNU does.
-fn decode_all(input: &mut dyn BufRead, out: &mut dyn Write) -> Result<bool, DecodeError> {
+pub(crate) fn decode_all(
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<bool, DecodeError> {
     let mut first = true;
     loop {
         let head = input.fill_buf().map_err(DecodeError::Io)?;

@@ -65,6 +65,7 @@ pub mod timeout;
 pub mod tree;
 pub mod wrappers;
 pub mod xargs;
+pub mod zgrep;
 
 pub type AppletMain = fn(Vec<std::ffi::OsString>) -> i32;
 
@@ -165,4 +166,7 @@ applets! {
     "whoami" => sysinfo::whoami_main,
     "xargs" => xargs::main,
     "zcat" => gzip::main,
+    "zegrep" => zgrep::zegrep_main,
+    "zfgrep" => zgrep::zfgrep_main,
+    "zgrep" => zgrep::zgrep_main,
 }
