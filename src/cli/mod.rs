@@ -40,8 +40,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Play an episode yourself: `run --agent human` on one task.
     Shell(ShellArgs),
-    /// Re-run the actions of upstream SQL log files (each followed by a submit, as upstream's
-    /// harness did) and compare every turn's reward with the logged one.
+    /// Re-run the actions of upstream's log files (bash, SQL, Python) as upstream's harness ran
+    /// them and compare every turn's reward with the logged one (bash: with --quirks upstream).
     Replay(ReplayArgs),
     /// Fetch the public data (upstream's task files and logs, Spider dev, MBPP) into the data
     /// directory, each file checked against its pinned git blob id.
