@@ -41,8 +41,41 @@ fn stat_operand(arg: &OsString) -> Option<hostcalls::Stat> {
     }
 }
 
+/// When no operand can be opened, GNU's report of each (`cat: {}: No such file or directory`,
+/// names quoted as gnulib's `quotef`, where uutils quotes `{}` too) and status 1. With some
+/// input to copy, uutils reports as it goes, in order with the output.
+fn none_opens(args: &[OsString]) -> Option<i32> {
+    let at = operands(args);
+    if at.is_empty() {
+        return None;
+    }
+    let mut reports = Vec::new();
+    for &i in &at {
+        let name = args[i].to_str()?;
+        if name == "-" {
+            return None;
+        }
+        match std::fs::File::open(name) {
+            Ok(_) => return None,
+            Err(e) => reports.push(format!(
+                "cat: {}: {}",
+                applets::quote_name(name),
+                applets::strerror(&e)
+            )),
+        }
+    }
+    let mut stderr = std::io::stderr();
+    for report in reports {
+        let _ = writeln!(stderr, "{report}");
+    }
+    Some(1)
+}
+
 pub fn main(args: Vec<OsString>) -> i32 {
     if let Some(status) = crate::gnu_usage::check("cat", &args) {
+        return status;
+    }
+    if let Some(status) = none_opens(&args) {
         return status;
     }
     let Some(out) = hostcalls::fstat(hostcalls::STDOUT)
