@@ -8,7 +8,7 @@
 //! `/usr/bin/zgrep`.
 
 use crate::common::Io;
-use crate::common::io::run_main;
+use crate::common::io::{report, run_main};
 use std::ffi::OsString;
 use std::io::{BufReader, Write};
 
@@ -137,10 +137,10 @@ fn has_gzip_suffix(name: &str) -> bool {
 }
 
 /// `gzip -cdfq -- name`'s output, or `None` after reporting why there is none.
-fn decompressed(name: &str, stdin: &mut dyn std::io::Read, err: &mut dyn Write) -> Option<Vec<u8>> {
+fn decompressed(name: &str, io: &mut Io) -> Option<Vec<u8>> {
     let raw = if name == "-" {
         let mut data = Vec::new();
-        stdin.read_to_end(&mut data).ok()?;
+        io.stdin.read_to_end(&mut data).ok()?;
         data
     } else {
         let mut path = name.to_string();
@@ -154,7 +154,9 @@ fn decompressed(name: &str, stdin: &mut dyn std::io::Read, err: &mut dyn Write) 
         match std::fs::read(&path) {
             Ok(data) => data,
             Err(e) => {
-                let _ = writeln!(err, "gzip: {path}: {}", crate::common::sys::strerror(&e));
+                // gzip runs after the previous file's grep has written its matches.
+                let text = format!("{path}: {}", crate::common::sys::strerror(&e));
+                report(&mut *io.out, &mut *io.err, "gzip", text);
                 return None;
             }
         }
@@ -166,7 +168,12 @@ fn decompressed(name: &str, stdin: &mut dyn std::io::Read, err: &mut dyn Write) 
     match crate::gzip::decode_all(&mut BufReader::new(raw.as_slice()), &mut out) {
         Ok(_) => Some(out),
         Err(_) => {
-            let _ = writeln!(err, "gzip: {name}: unexpected end of file");
+            report(
+                &mut *io.out,
+                &mut *io.err,
+                "gzip",
+                format!("{name}: unexpected end of file"),
+            );
             None
         }
     }
@@ -205,7 +212,7 @@ fn run(args: &[String], io: &mut Io, matcher: Option<&str>) -> i32 {
     let with_filename = line.with_filename.unwrap_or(files.len() > 1);
     let mut status = 1;
     for file in &files {
-        let Some(data) = decompressed(file, io.stdin, io.err) else {
+        let Some(data) = decompressed(file, io) else {
             status = 2;
             continue;
         };
