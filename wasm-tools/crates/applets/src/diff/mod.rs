@@ -6,6 +6,8 @@
 //! from a generic LCS, since different minimal scripts print different hunks.
 //!
 //! Supported: normal output, `-u`/`-U N`/`--unified[=N]`, `-c`/`-C N`/`--context[=N]`, `-NUM`,
+//! side by side ([`side`]: `-y`, `-W N`/`--width=N`, `--left-column`,
+//! `--suppress-common-lines`),
 //! `-q`/`--brief`, `-s`, `-r`, `-N`, `-i`, `-w`, `-b`, `-B`, `-E`, `-Z`, `-I RE`, `-a`, `-d`,
 //! `-H`, `-t`, `-T`, `-x PAT`, `-L LABEL`, `--normal`, `--no-dereference`,
 //! `--strip-trailing-cr`, `--suppress-blank-empty`, `--horizon-lines`, `--tabsize`,
@@ -19,11 +21,11 @@
 //! standard error, as GNU does (`fflush` after a difference, glibc's `error`), so the two
 //! streams interleave as upstream recorded them.
 //!
-//! Not supported (rejected with `option '-y' is not supported in this sandbox`, exit 2): the
-//! ed, RCS, if-then-else and side-by-side formats (`-e -f -n -D -y` and the `--*-format`
-//! options), `-p`/`-F`, `-P`, `--from-file`/`--to-file`, `-S`, `-X`, `-W`, `-l`,
-//! `--ignore-file-name-case`. `--suppress-common-lines` is accepted and, without `-y`, changes
-//! nothing, as in GNU. `-I` uses our GNU-BRE translation
+//! Not supported (rejected with `option '-e' is not supported in this sandbox`, exit 2): the
+//! ed, RCS and if-then-else formats (`-e -f -n -D` and the `--*-format` options), `-p`/`-F`,
+//! `-P`, `--from-file`/`--to-file`, `-S`, `-X`, `-l`, `--ignore-file-name-case`. `--width`,
+//! `--left-column` and `--suppress-common-lines` change nothing without `-y`, as in GNU. `-I`
+//! uses our GNU-BRE translation
 //! (`common::rx`) rather than glibc's regex engine. Directory entries are sorted byte-wise
 //! (the C locale's collation), and files are read whole.
 //!
@@ -33,6 +35,7 @@
 //! and `--speed-large-files` heuristics.
 
 mod analyze;
+mod side;
 
 use crate::common::getopt::{self, Config, HasArg, OptSpec};
 use crate::common::io::{prog, run_main};
@@ -76,8 +79,10 @@ enum K {
     NoDereference,
     StripCr,
     SuppressBlankEmpty,
-    /// Only the side-by-side format (`-y`, refused) prints common lines: a no-op otherwise.
     SuppressCommonLines,
+    SideBySide,
+    Width,
+    LeftColumn,
     Horizon,
     Tabsize,
     Color,
@@ -132,7 +137,7 @@ const SPECS: &[OptSpec<K>] = &[
     getopt::long_flag("inhibit-hunk-merge", K::NoOp),
     getopt::flag('T', "initial-tab", K::InitialTab),
     getopt::with_arg('L', "label", K::Label),
-    getopt::long_flag("left-column", K::Unsupported),
+    getopt::long_flag("left-column", K::LeftColumn),
     getopt::long_arg("line-format", K::Unsupported),
     getopt::flag('d', "minimal", K::Minimal),
     getopt::flag('N', "new-file", K::NewFile),
@@ -151,7 +156,7 @@ const SPECS: &[OptSpec<K>] = &[
     getopt::long_flag("sdiff-merge-assist", K::Unsupported),
     getopt::flag('p', "show-c-function", K::Unsupported),
     getopt::with_arg('F', "show-function-line", K::Unsupported),
-    getopt::flag('y', "side-by-side", K::Unsupported),
+    getopt::flag('y', "side-by-side", K::SideBySide),
     getopt::flag('H', "speed-large-files", K::SpeedLarge),
     getopt::with_arg('S', "starting-file", K::Unsupported),
     getopt::long_flag("strip-trailing-cr", K::StripCr),
@@ -165,7 +170,7 @@ const SPECS: &[OptSpec<K>] = &[
     getopt::flag('P', "unidirectional-new-file", K::Unsupported),
     getopt::long_opt_arg("unified", K::UnifiedN),
     getopt::flag('v', "version", K::Version),
-    getopt::with_arg('W', "width", K::Unsupported),
+    getopt::with_arg('W', "width", K::Width),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,6 +178,7 @@ enum Style {
     Normal,
     Context,
     Unified,
+    SideBySide,
 }
 
 struct Opts {
@@ -193,6 +199,10 @@ struct Opts {
     strip_cr: bool,
     excludes: Vec<String>,
     labels: [Option<String>; 2],
+    /// `-W`; 0 until given.
+    width: usize,
+    left_column: bool,
+    suppress_common_lines: bool,
     /// The options as the user gave them, for `diff -r` header lines.
     switches: String,
 }
@@ -210,6 +220,14 @@ struct File {
     name: String,
     desc: Desc,
     stat: Stat,
+}
+
+impl Opts {
+    /// Whether identical files print nothing: not so side by side, which shows every common
+    /// line unless told to suppress them.
+    fn no_diff_means_no_output(&self) -> bool {
+        self.style != Style::SideBySide || self.suppress_common_lines
+    }
 }
 
 impl File {
@@ -576,6 +594,7 @@ impl Diff<'_, '_> {
             && !matches!(files[1].desc, Desc::Stdin)
             && files[0].stat.dev == files[1].stat.dev
             && files[0].stat.ino == files[1].stat.ino
+            && self.o.no_diff_means_no_output()
         {
             // The same file: identical without reading it.
         } else if files[0].is_dir() && files[1].is_dir() {
@@ -803,11 +822,28 @@ impl Diff<'_, '_> {
             }
             return i32::from(changes);
         }
-        if !changes {
+        if !changes && self.o.no_diff_means_no_output() {
             return 0;
         }
         let mut header = Some(self.header(files, recursive));
         match self.o.style {
+            Style::SideBySide => {
+                let mut layout = side::Layout::new(
+                    if self.o.width == 0 { 130 } else { self.o.width },
+                    self.o.cmp.tabsize,
+                    self.o.expand_tabs,
+                );
+                layout.left_column = self.o.left_column;
+                layout.suppress_common = self.o.suppress_common_lines;
+                let hunks: Vec<_> = script
+                    .iter()
+                    .map(|c| self.analyze_hunk(&t, std::slice::from_ref(c)))
+                    .collect();
+                let mut out = Vec::new();
+                layout.print(&mut out, &t, &script, &hunks, [OLD, NEW]);
+                self.begin(&mut header);
+                self.out(&out);
+            }
             Style::Normal => {
                 for c in &script {
                     self.print_normal_hunk(&t, c, &mut header);
@@ -831,7 +867,7 @@ impl Diff<'_, '_> {
                 }
             }
         }
-        1
+        i32::from(changes)
     }
 
     /// What is printed before the first hunk: `diff -r … a b` in recursive comparisons and
@@ -846,7 +882,7 @@ impl Diff<'_, '_> {
             ));
         }
         let marks = match self.o.style {
-            Style::Normal => return h.into_bytes(),
+            Style::Normal | Style::SideBySide => return h.into_bytes(),
             Style::Unified => ["---", "+++"],
             Style::Context => ["***", "---"],
         };
@@ -1201,6 +1237,9 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         strip_cr: false,
         excludes: Vec::new(),
         labels: [None, None],
+        width: 0,
+        left_column: false,
+        suppress_common_lines: false,
         switches: option_words(args),
     };
     let mut style: Option<Style> = None;
@@ -1308,7 +1347,23 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             K::NoDereference => o.no_dereference = true,
             K::StripCr => o.strip_cr = true,
             K::SuppressBlankEmpty => o.suppress_blank_empty = true,
-            K::SuppressCommonLines => {}
+            K::SuppressCommonLines => o.suppress_common_lines = true,
+            K::LeftColumn => o.left_column = true,
+            K::SideBySide => {
+                if let Err(code) = set_style(io, Style::SideBySide) {
+                    return code;
+                }
+            }
+            K::Width => match parse_count(&arg).filter(|&n| n > 0) {
+                Some(n) => {
+                    if o.width != 0 && o.width != n {
+                        let _ = writeln!(io.err, "{prog}: conflicting width options");
+                        return EXIT_TROUBLE;
+                    }
+                    o.width = n;
+                }
+                None => return try_help(io, &prog, &format!("invalid width '{arg}'")),
+            },
             K::Horizon => match parse_count(&arg) {
                 Some(n) => horizon = horizon.max(n),
                 None => return try_help(io, &prog, &format!("invalid horizon length '{arg}'")),

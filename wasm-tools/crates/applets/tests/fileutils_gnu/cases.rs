@@ -82,6 +82,42 @@ fn diff_cases() -> Vec<Case> {
         c("diff/conflict", "diff", &["-u", "-c", "a", "b"]),
         c("diff/ambiguous", "diff", &["--ig", "a", "b"]),
         c("diff/abbrev", "diff", &["--ignore-c", "a", "b"]).pair(b"A\n", b"a\n"),
+        // Side by side.
+        c("diff/y", "diff", &["-y", "a", "b"]).pair(a, b),
+        c("diff/y-W", "diff", &["-y", "-W", "40", "a", "b"]).pair(a, b),
+        c("diff/y-width", "diff", &["--side-by-side", "--width=25", "a", "b"]).pair(a, b),
+        c("diff/y-left", "diff", &["-y", "--left-column", "a", "b"]).pair(a, b),
+        c("diff/y-suppress", "diff", &["-y", "--suppress-common-lines", "a", "b"]).pair(a, b),
+        c("diff/y-same", "diff", &["-y", "a", "a"]).pair(a, b),
+        c("diff/y-same-suppress", "diff", &["-y", "--suppress-common-lines", "a", "a"])
+            .pair(a, b),
+        c("diff/y-identical", "diff", &["-y", "-W", "20", "a", "b"]).pair(a, a),
+        c("diff/y-tabs", "diff", &["-y", "-W", "30", "a", "b"])
+            .pair(b"\ttab\ta\nabcdefghijklmnopqrstuvwxyz0123\n", b"\ttab\tb\nabcdefghijklmnopqrstuvwxyz0123X\n"),
+        c("diff/y-t", "diff", &["-y", "-t", "-W", "30", "a", "b"])
+            .pair(b"\ttab\ta\nx\n", b"\ttab\tb\nx\n"),
+        c("diff/y-tabsize", "diff", &["-y", "--tabsize=3", "-W", "30", "a", "b"])
+            .pair(b"\ttab\ta\nx\n", b"\ttab\tb\nx\n"),
+        c("diff/y-control", "diff", &["-y", "-W", "30", "a", "b"]).pair(
+            b"h\xc3\xa9llo w\xc3\xb6rld and more text\x01\x02 x\n\r\n\x08ab\x08c\n\x0c\x0bzz\nq\r\tr\n",
+            b"other\n",
+        ),
+        c("diff/y-no-newline", "diff", &["-y", "a", "b"]).pair(b"a\nsame\n", b"a\nsame"),
+        c("diff/y-no-newline-left", "diff", &["-y", "a", "b"]).pair(b"x\ny", b"x\ny\n"),
+        c("diff/y-empty-lines", "diff", &["-y", "-W", "20", "a", "b"]).pair(b"\n\nx\n", b"y\n\n"),
+        c("diff/y-narrow", "diff", &["-y", "-W", "1", "a", "b"]).pair(a, b),
+        c("diff/y-W3", "diff", &["-y", "-W", "3", "a", "b"]).pair(a, b),
+        c("diff/y-I", "diff", &["-y", "-I", "^#", "-W", "30", "a", "b"])
+            .pair(b"a\n# one\nb\n", b"a\n# two\nb\n"),
+        c("diff/y-q", "diff", &["-y", "-q", "a", "b"]).pair(a, b),
+        c("diff/y-binary", "diff", &["-y", "a", "b"]).pair(b"a\0b\n", b"a\0c\n"),
+        c("diff/y-W0", "diff", &["-y", "-W", "0", "a", "b"]).pair(a, b),
+        c("diff/y-W-bad", "diff", &["-W", "5x", "a", "b"]).pair(a, b),
+        c("diff/y-W-conflict", "diff", &["-y", "-W", "10", "-W", "20", "a", "b"]).pair(a, b),
+        c("diff/y-W-twice", "diff", &["-y", "-W", "10", "-W", "10", "a", "b"]).pair(a, b),
+        c("diff/y-u", "diff", &["-y", "-u", "a", "b"]).pair(a, b),
+        c("diff/W-without-y", "diff", &["-W", "20", "--left-column", "a", "b"]).pair(a, b),
+        c("diff/y-dirs-r", "diff", &["-r", "-y", "-W", "40", "t/dir1", "t/dir2"]),
         // Directories.
         c("diff/dirs", "diff", &["t/dir1", "t/dir2"]),
         c("diff/dirs-r", "diff", &["-r", "t/dir1", "t/dir2"]),

@@ -474,6 +474,12 @@ pub mod harness {
             &["-Z", "-c"],
             &["-d"],
             &["-q"],
+            &["-y"],
+            &["-y", "-W", "40"],
+            &["-y", "--left-column", "-W", "33"],
+            &["-y", "--suppress-common-lines", "-t", "-W", "50"],
+            &["-y", "-B", "-W", "21"],
+            &["-y", "-w", "--tabsize=3", "-W", "30"],
         ];
         let mut rng = Rng::new(0x5eed);
         let mut v = Vec::new();
