@@ -34,7 +34,8 @@ pub enum Quoting {
     Faithful,
     /// Upstream's `'/bin/bash -c "' + action + '"'` split with POSIX `shlex`: inner double
     /// quotes toggle the outer quoting, extra words become `$0 $1 …`, unbalanced quotes give
-    /// `Malformed command`.
+    /// `Malformed command`, and so does output that is not UTF-8 (upstream's harness decoded
+    /// it, and the decoding error fell into the same `except`).
     Upstream,
 }
 
@@ -196,6 +197,8 @@ pub struct Bash {
 /// What one command did in a directory (used for the agent's actions and the gold).
 pub struct CommandResult {
     pub observation: String,
+    /// The output held bytes that are not UTF-8 (the observation has U+FFFD in their place).
+    pub not_utf8: bool,
     pub exit_status: Option<i32>,
     pub cwd: Option<String>,
     pub prelude: Option<String>,
@@ -272,6 +275,7 @@ impl Bash {
                 None => {
                     return Ok(CommandResult {
                         observation: "Malformed command".into(),
+                        not_utf8: false,
                         exit_status: None,
                         cwd: None,
                         prelude: None,
@@ -370,6 +374,11 @@ impl Bash {
             }
         };
         let result = self.run_in(&ep.dir, &script, &cwd, "", self.options.limits.timeout)?;
+        if result.not_utf8 && result.exit_status.is_some() {
+            // `output.decode("utf-8")` raised inside upstream's `try`, whose `except` answers
+            // every error alike (a timeout has its own answer, kept above).
+            return Ok(unexecuted("Malformed command".into()));
+        }
         let ep = self.episode.as_mut().ok_or(crate::Error::NoEpisode)?;
         if result.exit_status == Some(0)
             && let Some(path) = next_workdir
@@ -437,6 +446,9 @@ fn unexecuted(observation: String) -> Executed {
 }
 
 fn to_result(out: RunOutcome) -> CommandResult {
+    // A sequence cut short by the output cap says nothing about what the program wrote.
+    let not_utf8 = std::str::from_utf8(&out.output)
+        .is_err_and(|e| e.error_len().is_some() || out.truncated_bytes == 0);
     let mut observation = String::from_utf8_lossy(&out.output).into_owned();
     if out.truncated_bytes > 0 {
         observation.push_str(&format!(
@@ -459,6 +471,7 @@ fn to_result(out: RunOutcome) -> CommandResult {
     match out.status {
         RunStatus::Exited(code) => CommandResult {
             observation,
+            not_utf8,
             exit_status: Some(code),
             cwd,
             prelude,
@@ -469,6 +482,7 @@ fn to_result(out: RunOutcome) -> CommandResult {
             } else {
                 format!("{observation}\n{reason}")
             },
+            not_utf8,
             exit_status: None,
             cwd: None,
             prelude: None,
@@ -476,6 +490,7 @@ fn to_result(out: RunOutcome) -> CommandResult {
         RunStatus::TimedOut => CommandResult {
             // Upstream's exact observation on timeout.
             observation: "Command timed out".into(),
+            not_utf8: false,
             exit_status: None,
             cwd: None,
             prelude: None,

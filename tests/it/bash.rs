@@ -2,7 +2,7 @@
 
 use crate::harness::TestEpisode;
 use intercode::env::Env;
-use intercode::env::bash::{BashEnv, BashOptions, Reset};
+use intercode::env::bash::{BashEnv, BashOptions, Quoting, Reset};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -584,4 +584,29 @@ fn upstream_reset_puts_back_only_what_git_tracks() {
     // What git cannot see carries over: a file under the ignored `/root`, a tracked file's mode.
     ep.step("cat /root/note; stat -c %a /project/notes.txt")
         .observes("kept\n600\n");
+}
+
+/// Upstream's harness decoded every action's output as UTF-8, inside the `try` whose catch-all
+/// answered `Malformed command`, so output that is not UTF-8 (`bind -p`, `gzip` to the
+/// terminal in upstream's logs) came back as that, not run. Only its quoting does this; as
+/// typed, the bytes show as U+FFFD.
+#[test]
+fn upstream_quoting_answers_undecodable_output_as_upstream_did() {
+    let options = BashOptions {
+        quoting: Quoting::Upstream,
+        ..BashOptions::default()
+    };
+    let mut ep = TestEpisode::with_options(0, options);
+    ep.step("printf 'caf\\351\\n'")
+        .observes("Malformed command");
+    assert!(!ep.last().action_executed);
+    assert_eq!(ep.last().exit_status, None);
+    ep.step("printf 'caf\\303\\251\\n'")
+        .observes("caf\u{e9}\n")
+        .exit(0);
+    assert!(ep.last().action_executed);
+    TestEpisode::fixture(0)
+        .step("printf 'caf\\351\\n'")
+        .observes("caf\u{fffd}\n")
+        .exit(0);
 }

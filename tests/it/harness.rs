@@ -29,6 +29,10 @@ impl TestEpisode {
         self
     }
 
+    pub fn last(&self) -> &Step {
+        self.last.as_ref().expect("no step yet")
+    }
+
     pub fn output(&self) -> &str {
         &self.last.as_ref().expect("no step yet").observation
     }
