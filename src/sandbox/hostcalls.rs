@@ -193,6 +193,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                 let bytes = read_bytes(&mut caller, ptr, len)?;
                 let (argv, env, cwd, stdio) = decode_spawn(&bytes).ok_or(errno::EINVAL)?;
                 let state = caller.data();
+                // What the parent wrote comes before anything the child writes.
+                let _ = state.stderr.flush();
                 let mut files = Vec::with_capacity(3);
                 for h in stdio {
                     let f = state.handles.duplicate(h).ok_or(errno::EBADF)?;
@@ -289,6 +291,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         |mut caller: C<'_>, h: u32, buf: u32, len: u32, n_out: u32| -> wasmtime::Result<i32> {
             let r = (|| {
                 let file = caller.data().handles.get(h).ok_or(errno::EBADF)?;
+                let _ = caller.data().stderr.flush();
                 let bytes = read_bytes(&mut caller, buf, len.min(IO_CHUNK as u32))?;
                 let n = (&*file).write(&bytes).map_err(|e| wasi_errno(&e))?;
                 write_bytes(&mut caller, n_out, &(n as u32).to_le_bytes())

@@ -6,7 +6,7 @@ use super::Shared;
 use super::action::ActionState;
 use super::handles::HandleTable;
 use super::proctable::{ProcInfo, signalled_status};
-use super::stdio::{BrokenPipe, GuestOutput};
+use super::stdio::{BrokenPipe, GuestOutput, StderrLines};
 use std::fs::File;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -23,6 +23,8 @@ pub(crate) struct ProcState {
     pub shared: Arc<Shared>,
     /// This process's record in the action's process table (its pid, pending signal).
     pub me: Arc<ProcInfo>,
+    /// Its standard error's line not yet ended, written out before its other output.
+    pub stderr: Arc<StderrLines>,
     /// Linear memory this process holds from the action's budget (given back on drop).
     memory_held: usize,
 }
@@ -121,13 +123,14 @@ fn run_inner(
     me: Arc<ProcInfo>,
 ) -> wasmtime::Result<i32> {
     let [stdin, stdout, stderr] = spec.stdio;
+    let stderr_lines = StderrLines::new(stderr.try_clone()?);
     let mut builder = WasiCtxBuilder::new();
     builder
         .args(&spec.argv)
         .allow_blocking_current_thread(true)
         .stdin(InputFile::new(stdin.try_clone()?))
-        .stdout(GuestOutput::new(stdout.try_clone()?))
-        .stderr(GuestOutput::new(stderr.try_clone()?));
+        .stdout(GuestOutput::stdout(stdout.try_clone()?, &stderr_lines))
+        .stderr(GuestOutput::stderr(&stderr_lines));
     // `PWD` is where the process starts (WASI has no cwd of its own); it keeps its place in
     // the environment, which `env` prints in the order the shell arranged.
     for (k, v) in &spec.env {
@@ -158,6 +161,7 @@ fn run_inner(
         action: action.clone(),
         shared: shared.clone(),
         me: me.clone(),
+        stderr: stderr_lines.clone(),
         memory_held: 0,
     };
     let mut store = Store::new(&shared.engine, state);
@@ -180,6 +184,8 @@ fn run_inner(
     let instance = shared.pre.instantiate(&mut store)?;
     let start = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
     let outcome = start.call(&mut store, ());
+    // A line it never ended is still what it wrote.
+    let _ = stderr_lines.flush();
     Ok(match outcome {
         Ok(()) => 0,
         Err(e) => match (e.downcast_ref::<Trap>(), me.killed_by()) {

@@ -610,3 +610,27 @@ fn upstream_quoting_answers_undecodable_output_as_upstream_did() {
         .observes("caf\u{fffd}\n")
         .exit(0);
 }
+
+/// Processes running side by side each write their error messages in several pieces (the
+/// program's name, the text, the newline); a message is still one line of the observation.
+#[test]
+fn concurrent_error_messages_keep_their_lines_whole() {
+    let mut ep = TestEpisode::fixture(0);
+    let out = ep
+        .step(
+            "for i in 1 2 3 4 5 6 7 8 9; do ls /a$i | ls /b$i | uniq /c$i | ls /d$i | uniq x y z; done 2>&1",
+        )
+        .output()
+        .to_string();
+    let whole = regex::Regex::new(
+        r"^(ls: cannot access '/[abd][1-9]': No such file or directory|uniq: /c[1-9]: No such file or directory|uniq: extra operand 'z'|Try 'uniq --help' for more information\.)$",
+    )
+    .unwrap();
+    assert_eq!(out.lines().count(), 9 * 6, "{out}");
+    for line in out.lines() {
+        assert!(
+            whole.is_match(line),
+            "a message was cut into: {line:?}\n{out}"
+        );
+    }
+}
