@@ -29,7 +29,6 @@ pub mod df;
 pub mod diff;
 pub mod du;
 pub mod env;
-pub mod file;
 pub mod find;
 pub mod free;
 pub mod getopt_cmd;
@@ -107,7 +106,6 @@ applets! {
     "egrep" => grep::egrep_main,
     "env" => env::main,
     "fgrep" => grep::fgrep_main,
-    "file" => file::main,
     "find" => find::main,
     "free" => free::main,
     "gawk" => awk::main,

@@ -119,9 +119,6 @@ fn other_cases() -> Vec<Case> {
         c!("whoami", "whoami", []),
         c!("hostname", "hostname", []),
         // file
-        c!("file/simple", "file", ["testbed/hello.c", "testbed/empty.txt", "testbed/dir1", "testbed/link.c", "testbed/dangling", "testbed/bin.dat", "nope"]),
-        c!("file/text", "file", ["testbed/dir1/a.txt", "testbed/dir2/data.csv"]),
-        c!("file/brief", "file", ["-b", "testbed/words.txt"]),
         // rev
         c!("rev/stdin", "rev", []).stdin(b"abc\n987654321\nno newline"),
         c!("rev/file", "rev", ["testbed/dir2/data.csv", "nope"]),
