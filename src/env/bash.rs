@@ -446,10 +446,13 @@ fn unexecuted(observation: String) -> Executed {
 }
 
 fn to_result(out: RunOutcome) -> CommandResult {
-    // A sequence cut short by the output cap says nothing about what the program wrote.
-    let not_utf8 = std::str::from_utf8(&out.output)
-        .is_err_and(|e| e.error_len().is_some() || out.truncated_bytes == 0);
-    let mut observation = String::from_utf8_lossy(&out.output).into_owned();
+    let lossy = String::from_utf8_lossy(&out.output);
+    // Only when a byte was replaced is the output looked at again; a sequence cut short by the
+    // output cap says nothing about what the program wrote.
+    let not_utf8 = matches!(lossy, std::borrow::Cow::Owned(_))
+        && std::str::from_utf8(&out.output)
+            .is_err_and(|e| e.error_len().is_some() || out.truncated_bytes == 0);
+    let mut observation = lossy.into_owned();
     if out.truncated_bytes > 0 {
         observation.push_str(&format!(
             "\n[output truncated: {} more bytes]\n",

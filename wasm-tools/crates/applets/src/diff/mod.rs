@@ -840,7 +840,7 @@ impl Diff<'_, '_> {
                     .map(|c| self.analyze_hunk(&t, std::slice::from_ref(c)))
                     .collect();
                 let mut out = Vec::new();
-                layout.print(&mut out, &t, &script, &hunks, [OLD, NEW]);
+                layout.print(&mut out, &t, &hunks);
                 self.begin(&mut header);
                 self.out(&out);
             }

@@ -10,7 +10,8 @@
 //! byte (control characters, every byte of a UTF-8 sequence) is copied without taking a
 //! column, while the cursor is still inside the half.
 
-use super::analyze::{Change, Text};
+use super::analyze::Text;
+use super::{NEW, OLD};
 
 /// The gutter's narrowest width (GNU's `GUTTER_WIDTH_MINIMUM`).
 const GUTTER_MIN: usize = 3;
@@ -191,19 +192,12 @@ impl Layout {
         *next = limit;
     }
 
-    /// The whole comparison. `hunks` holds, per change of `script`, the kinds of change it
-    /// makes (`OLD`, `NEW`, both, or 0 when every line of it may be ignored) and its first and
-    /// last line on each side.
-    pub fn print(
-        &self,
-        out: &mut Vec<u8>,
-        t: &[Text; 2],
-        script: &[Change],
-        hunks: &[(u8, [isize; 4])],
-        [old, new]: [u8; 2],
-    ) {
+    /// The whole comparison. `hunks` holds, per change of the edit script, the kinds of
+    /// change it makes (`OLD`, `NEW`, both, or 0 when every line of it may be ignored) and its
+    /// first and last line on each side.
+    pub fn print(&self, out: &mut Vec<u8>, t: &[Text; 2], hunks: &[(u8, [isize; 4])]) {
         let mut next = [0usize; 2];
-        for (&(kinds, [first0, last0, first1, last1]), _) in hunks.iter().zip(script) {
+        for &(kinds, [first0, last0, first1, last1]) in hunks {
             if kinds == 0 {
                 continue;
             }
@@ -211,7 +205,7 @@ impl Layout {
             let (end0, end1) = ((last0 + 1) as usize, (last1 + 1) as usize);
             self.common(out, t, &mut next, [first0, first1]);
             let (mut i, mut j) = (first0, first1);
-            if kinds == old | new {
+            if kinds == OLD | NEW {
                 while i < end0 && j < end1 {
                     self.row(out, Some(t[0].line(i)), b'|', Some(t[1].line(j)));
                     i += 1;
@@ -219,13 +213,13 @@ impl Layout {
                 }
                 next = [i, j];
             }
-            if kinds & new != 0 {
+            if kinds & NEW != 0 {
                 for j in j..end1 {
                     self.row(out, None, b'>', Some(t[1].line(j)));
                 }
                 next[1] = end1;
             }
-            if kinds & old != 0 {
+            if kinds & OLD != 0 {
                 for i in i..end0 {
                     self.row(out, Some(t[0].line(i)), b'<', None);
                 }
