@@ -49,6 +49,7 @@ pub mod more;
 pub mod mount;
 pub mod mountpoint;
 pub mod net;
+pub mod od;
 pub mod owner;
 pub mod printenv;
 pub mod procps;
@@ -140,6 +141,7 @@ applets! {
     "nohup" => wrappers::nohup_main,
     "nproc" => sysinfo::nproc_main,
     "nslookup" => net::dns::nslookup_main,
+    "od" => od::main,
     "pgrep" => procps::pgrep::pgrep_main,
     "ping" => net::ping::main,
     "pkill" => procps::pgrep::pkill_main,

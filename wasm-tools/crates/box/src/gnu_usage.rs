@@ -48,7 +48,6 @@ const APPS: &[(&str, App, i32)] = &[
     ("mv", uu_mv::uu_app, 1),
     ("nl", uu_nl::uu_app, 1),
     ("numfmt", uu_numfmt::uu_app, 1),
-    ("od", uu_od::uu_app, 1),
     ("paste", uu_paste::uu_app, 1),
     ("pathchk", uu_pathchk::uu_app, 1),
     ("pr", uu_pr::uu_app, 1),

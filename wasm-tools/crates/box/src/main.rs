@@ -12,9 +12,6 @@ mod date_set;
 mod gnu_usage;
 mod libc_paths;
 mod missing_destination;
-mod od_args;
-mod od_inputs;
-mod od_types;
 mod rm_prompt;
 mod sed_errors;
 mod sed_usage;
@@ -168,13 +165,6 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
         }
         if uu_name == "shred" {
             let (args, reported) = shred_open::drop_unopenable(args);
-            return unopenable::run(*f, args, reported);
-        }
-        if uu_name == "od" {
-            if let Some(status) = od_types::check(&args) {
-                return status;
-            }
-            let (args, reported) = od_inputs::drop_unopenable(args);
             return unopenable::run(*f, args, reported);
         }
         return f(args.into_iter());

@@ -30,7 +30,6 @@ pub const UUTILS: &[(&str, UuMain)] = &[
     ("yes", uu_yes::uumain),
     ("expr", uu_expr::uumain),
     ("test", uu_test::uumain),
-    ("od", uu_od::uumain),
     ("fold", uu_fold::uumain),
     ("paste", uu_paste::uumain),
     ("join", uu_join::uumain),

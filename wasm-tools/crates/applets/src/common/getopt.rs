@@ -285,7 +285,9 @@ fn find_long<'s, K: PartialEq>(
             {
                 return Ok(first);
             }
-            let mut msg = format!("option '--{name}' is ambiguous; possibilities:");
+            // glibc names the option as typed, value included (`'--s=3' is ambiguous`).
+            let typed = spelled.strip_prefix("--").unwrap_or(spelled);
+            let mut msg = format!("option '--{typed}' is ambiguous; possibilities:");
             for c in candidates {
                 msg.push_str(&format!(" '--{}'", c.long.unwrap_or_default()));
             }

@@ -19,6 +19,7 @@ pub mod quote;
 pub mod rx;
 pub mod sys;
 pub mod time;
+pub mod xstrtol;
 
 pub use io::Io;
 

@@ -1,4 +1,4 @@
-//! Differential tests of `ls`, `ln`, `diff`, `cmp`, `more` and `less` against the host's GNU
+//! Differential tests of `ls`, `ln`, `diff`, `cmp`, `more`, `less` and `od` against the host's GNU
 //! coreutils, diffutils and util-linux, in the style of `tests/gnu_diff`: each case runs our
 //! applet (this binary, which becomes the applet when `APPLET_UNDER_TEST` is set) and the
 //! host tool with the same arguments, stdin, working directory and `LC_ALL=C TZ=UTC`, and
@@ -610,6 +610,73 @@ pub mod harness {
     }
 
     /// Big inputs where the search hits GNU's `too_expensive` limit.
+    /// Random `od` command lines over random binary files: bytes that make interesting floats
+    /// (whole numbers, NaNs, infinities, subnormals), runs of repeated blocks, text, and every
+    /// option that changes the layout. `OD_RANDOM_CASES` sets the count (default 300).
+    pub fn random_od_cases(n: usize) -> Vec<Case> {
+        const TYPES: &[&str] = &[
+            "-tfF", "-tfD", "-tfL", "-tf", "-f", "-e", "-tx1", "-tx2z", "-td4", "-tu8", "-to2",
+            "-tdC", "-tc", "-ta", "-c", "-b", "-x", "-i", "-l", "-s", "-d", "-o", "-tx8", "-tfFz",
+            "-td1", "-tuS",
+        ];
+        const LAYOUT: &[&[&str]] = &[
+            &[],
+            &["-Ax"],
+            &["-Ad"],
+            &["-An"],
+            &["-v"],
+            &["-w8"],
+            &["-w32"],
+            &["-w"],
+            &["-w24"],
+            &["-j3"],
+            &["-j", "0x11"],
+            &["-N", "13"],
+            &["-N5", "-j7"],
+            &["--endian=big"],
+        ];
+        let mut rng = Rng::new(0x0d0d);
+        let mut v = Vec::new();
+        for k in 0..n {
+            let len = rng.below(90) as usize;
+            let mut data = Vec::with_capacity(len);
+            while data.len() < len {
+                match rng.below(7) {
+                    0 => data.extend_from_slice(&(rng.below(2000) as f32 - 1000.0).to_le_bytes()),
+                    1 => data.extend_from_slice(&(rng.below(1 << 20) as f64 / 7.0).to_le_bytes()),
+                    2 => data.extend_from_slice(&[0; 16]),
+                    3 => data.extend_from_slice(
+                        b"text, with words
+",
+                    ),
+                    4 => data.extend_from_slice(&[0xff, 0xff, 0x7f, 0x7f, 0, 0, 0xc0, 0xff]),
+                    _ => {
+                        for _ in 0..rng.below(12) {
+                            data.push(rng.next_u64() as u8);
+                        }
+                    }
+                }
+            }
+            data.truncate(len);
+            let mut args: Vec<String> = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                args.push(TYPES[rng.below(TYPES.len() as u64) as usize].to_string());
+            }
+            for _ in 0..rng.below(3) {
+                let set = LAYOUT[rng.below(LAYOUT.len() as u64) as usize];
+                args.extend(set.iter().map(|s| s.to_string()));
+            }
+            args.push("a".to_string());
+            if rng.below(4) == 0 {
+                args.push("b".to_string());
+            }
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let b: Vec<u8> = (0..rng.below(40)).map(|_| rng.next_u64() as u8).collect();
+            v.push(Case::new(format!("od/random-{k}"), "od", &refs).pair(&data, &b));
+        }
+        v
+    }
+
     pub fn expensive_diff_cases() -> Vec<Case> {
         let mut rng = Rng::new(77);
         let mut v = Vec::new();
@@ -763,6 +830,11 @@ pub mod harness {
             .and_then(|v| v.parse().ok())
             .unwrap_or(300);
         all.extend(random_ls_cases(ls_random));
+        let od_random = std::env::var("OD_RANDOM_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300);
+        all.extend(random_od_cases(od_random));
         let (mut pass, mut fail, mut skip) = (0, 0, 0);
         let mut per_tool: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         let mut failures = Vec::new();
@@ -782,7 +854,8 @@ pub mod harness {
             }
             let random = case.name.starts_with("diff/random")
                 || case.name.starts_with("diff/expensive")
-                || case.name.starts_with("ls/random");
+                || case.name.starts_with("ls/random")
+                || case.name.starts_with("od/random");
             match check(case, !random) {
                 None => {
                     println!("SKIP {} (InterCode file systems not found)", case.name);
