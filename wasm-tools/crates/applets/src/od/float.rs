@@ -191,7 +191,7 @@ impl Binary {
             (BigUint::from(m) * 2u8 - 1u8, self.scale - 1)
         };
         let high = BigUint::from(m) * 2u8 + 1u8;
-        let even = m % 2 == 0;
+        let even = m.is_multiple_of(2);
         let above_low = compare(&d, q, &low, low_shift);
         let below_high = compare(&d, q, &high, self.scale - 1);
         let inside_low = above_low.is_gt() || (even && above_low.is_eq());

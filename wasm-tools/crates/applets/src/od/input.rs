@@ -110,7 +110,14 @@ impl Input {
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    self.failed = Some(e);
+                    // WASI reads a directory as a bad descriptor; Linux says EISDIR.
+                    let directory = matches!(source, Source::File(f)
+                        if f.metadata().is_ok_and(|m| m.is_dir()));
+                    self.failed = Some(if directory {
+                        io::Error::from(io::ErrorKind::IsADirectory)
+                    } else {
+                        e
+                    });
                     break;
                 }
             }
