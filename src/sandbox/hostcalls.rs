@@ -128,13 +128,28 @@ fn decode_spawn(bytes: &[u8]) -> Option<SpawnParts> {
 /// A guest path (absolute) as a path relative to the episode root, or a device name.
 enum Target {
     Path(PathBuf),
-    Null,
+    /// One of the [`DEVICES`], by its path.
+    Device(&'static str),
     Handle(HandleId),
 }
 
+/// The character devices a container's `/dev` has whose behaviour is the same everywhere:
+/// empty and bottomless (`null`), endless zeros (`zero`), zeros that refuse writes with ENOSPC
+/// (`full`), and random bytes (`random`, `urandom`). Redirections and a spawned process's
+/// standard streams get the host's own device.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
 fn target_of(path: &str) -> Result<Target, i32> {
+    if let Some(device) = DEVICES.iter().find(|d| **d == path) {
+        return Ok(Target::Device(device));
+    }
     match path {
-        "/dev/null" | "/dev/zero" => return Ok(Target::Null),
         "/dev/stdin" => return Ok(Target::Handle(0)),
         "/dev/stdout" => return Ok(Target::Handle(1)),
         "/dev/stderr" => return Ok(Target::Handle(2)),
@@ -172,14 +187,14 @@ fn target_of(path: &str) -> Result<Target, i32> {
     }))
 }
 
-/// The host's null device. It is a device, not part of any episode's tree, so it is opened
-/// here rather than through the episode directory.
-fn null_device() -> std::io::Result<File> {
+/// The host's device of that name (one of [`DEVICES`]). A device is not part of any
+/// episode's tree, so it is opened here rather than through the episode directory.
+fn host_device(path: &'static str) -> std::io::Result<File> {
     #[allow(clippy::disallowed_methods)]
     std::fs::OpenOptions::new()
         .read(true)
         .write(true)
-        .open("/dev/null")
+        .open(path)
 }
 
 pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<()> {
@@ -333,7 +348,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
             let r = (|| {
                 let path = read_str(&mut caller, ptr, len)?;
                 let file = match target_of(&path)? {
-                    Target::Null => null_device().map_err(|e| wasi_errno(&e))?,
+                    Target::Device(path) => host_device(path).map_err(|e| wasi_errno(&e))?,
                     Target::Handle(h) => caller
                         .data()
                         .handles
@@ -361,7 +376,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
                     Target::Path(rel) => {
                         stat_words(caller.data(), &rel, follow != 0, names_a_directory)?
                     }
-                    Target::Null | Target::Handle(_) => char_device_words(),
+                    Target::Device(_) | Target::Handle(_) => char_device_words(),
                 };
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 write_bytes(&mut caller, out, &bytes)
@@ -721,7 +736,14 @@ mod tests {
 
     #[test]
     fn guest_paths_map_beneath_the_root() {
-        assert!(matches!(target_of("/dev/null"), Ok(Target::Null)));
+        assert!(matches!(
+            target_of("/dev/null"),
+            Ok(Target::Device("/dev/null"))
+        ));
+        assert!(matches!(
+            target_of("/dev/urandom"),
+            Ok(Target::Device("/dev/urandom"))
+        ));
         assert!(matches!(target_of("/dev/fd/2"), Ok(Target::Handle(2))));
         // Process substitutions are files under bash's names.
         assert!(

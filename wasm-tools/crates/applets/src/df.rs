@@ -477,7 +477,7 @@ pub(crate) fn fstype_of(path: &str) -> String {
 }
 
 /// The mount holding an absolute, normalised path: the longest mount point above it.
-fn mount_of<'m>(table: &'m [Mount], path: &str) -> Option<&'m Mount> {
+pub(crate) fn mount_of<'m>(table: &'m [Mount], path: &str) -> Option<&'m Mount> {
     table
         .iter()
         .filter(|m| {

@@ -11,7 +11,8 @@
 //!   `0`. GNU prints `-`/`0` too on file systems without birth times.
 //! * `IO Block` (`%o`) is 4096 and the mount point (`%m`) is `/`: the sandbox is one tree.
 //! * Device numbers of device files (`%t %T`) are 0; the sandbox has no device files.
-//! * `-f/--file-system` is not supported.
+//! * `-f/--file-system` reports the mount table of upstream's container that `df` shows (the
+//!   overlay root and its figures), as a `statfs` there would; IDs are fixed per mount.
 //! * Times are in UTC (the sandbox's zone).
 
 use crate::common::getopt::{self, Config, OptSpec};
@@ -190,6 +191,11 @@ fn directive(c: char, spec: &Spec, name: &str, st: &Stat) -> Option<String> {
 
 /// Expands a format for one file. `escapes` interprets backslash sequences (`--printf`).
 fn render(fmt: &str, name: &str, st: &Stat, escapes: bool) -> Vec<u8> {
+    expand(fmt, escapes, &|c, spec| directive(c, spec, name, st))
+}
+
+/// Expands a format, each `%` directive through `directive` (`None`: an unknown one, `?`).
+fn expand(fmt: &str, escapes: bool, directive: &dyn Fn(char, &Spec) -> Option<String>) -> Vec<u8> {
     let b = fmt.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -292,12 +298,74 @@ fn render(fmt: &str, name: &str, st: &Stat, escapes: bool) -> Vec<u8> {
             out.push(b'%');
             continue;
         }
-        match directive(d as char, &spec, name, st) {
+        match directive(d as char, &spec) {
             Some(s) => out.extend_from_slice(s.as_bytes()),
             None => out.push(b'?'),
         }
     }
     out
+}
+
+/// `stat -f`'s default layout (coreutils 8.32) and its `--terse` one.
+const FS_DEFAULT_FORMAT: &str = "  File: \"%n\"\n    ID: %-8i Namelen: %-7l Type: %T\nBlock size: %-10s Fundamental block size: %S\nBlocks: Total: %-10b Free: %-10f Available: %a\nInodes: Total: %-10c Free: %d\n";
+const FS_TERSE_FORMAT: &str = "%n %i %l %t %s %S %b %f %a %c %d\n";
+
+/// The block size every file system of upstream's container reports.
+const FS_BLOCK: u64 = 4096;
+
+/// `stat -f` of an existing path: the `statfs` of the mount holding it.
+fn file_system_output(name: &str, format: Option<&(String, bool)>) -> Vec<u8> {
+    let table = crate::df::mounts();
+    let path = crate::df::absolute(name);
+    let mount = crate::df::mount_of(&table, &path).cloned();
+    let directive = |c: char, spec: &Spec| -> Option<String> {
+        let num = |v: u64| Some(pad(v.to_string(), spec, true));
+        let text = |s: String| Some(pad(s, spec, false));
+        let m = mount.as_ref();
+        let (magic, type_name) = fs_magic(m.map_or("overlay", |m| m.fstype.as_str()));
+        match c {
+            'n' => text(name.to_string()),
+            'i' => text(format!("{:x}", fs_id(m))),
+            'l' => num(255),
+            't' => text(format!("{magic:x}")),
+            'T' => text(type_name.to_string()),
+            's' | 'S' => num(FS_BLOCK),
+            'b' => num(m.map_or(0, |m| m.size / FS_BLOCK)),
+            'f' => num(m.map_or(0, |m| (m.size - m.used.min(m.size)) / FS_BLOCK)),
+            'a' => num(m.map_or(0, |m| m.avail / FS_BLOCK)),
+            'c' => num(m.map_or(0, |m| m.inodes)),
+            'd' => num(m.map_or(0, |m| m.ifree)),
+            _ => None,
+        }
+    };
+    match format {
+        Some((f, escapes)) => expand(f, *escapes, &directive),
+        None => expand(FS_DEFAULT_FORMAT, false, &directive),
+    }
+}
+
+/// A file system type's magic number and the name GNU's `stat -f` gives it.
+fn fs_magic(fstype: &str) -> (u64, &'static str) {
+    match fstype {
+        "overlay" => (0x794c_7630, "overlayfs"),
+        "tmpfs" => (0x0102_1994, "tmpfs"),
+        "proc" => (0x9fa0, "proc"),
+        "sysfs" => (0x6265_6572, "sysfs"),
+        "cgroup2" => (0x6367_7270, "cgroup2fs"),
+        "devpts" => (0x1cd1, "devpts"),
+        "mqueue" => (0x1980_0202, "mqueue"),
+        "ext4" => (0xef53, "ext2/ext3"),
+        _ => (0, "UNKNOWN"),
+    }
+}
+
+/// A fixed, made-up file system ID per mount (upstream's were never logged): FNV-1a of its
+/// source and mount point.
+fn fs_id(mount: Option<&crate::df::Mount>) -> u64 {
+    let key = mount.map_or_else(String::new, |m| format!("{} {}", m.source, m.target));
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn default_output(name: &str, st: &Stat) -> Vec<u8> {
@@ -357,20 +425,16 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         }
     };
     let mut deref = false;
+    let mut file_system = false;
+    let mut terse = false;
     let mut format: Option<(String, bool)> = None;
     for o in &parsed.opts {
         match o.key {
             K::Deref => deref = true,
             K::Format => format = Some((format!("{}\n", o.arg.clone().unwrap_or_default()), false)),
             K::Printf => format = Some((o.arg.clone().unwrap_or_default(), true)),
-            K::Terse => format = Some((TERSE_FORMAT.to_string(), false)),
-            K::FileSystem => {
-                let _ = writeln!(
-                    io.err,
-                    "{prog}: --file-system is not supported in this sandbox"
-                );
-                return 1;
-            }
+            K::Terse => terse = true,
+            K::FileSystem => file_system = true,
             K::Cached => {}
             K::Help => {
                 let _ = writeln!(io.out, "Usage: {prog} [OPTION]... FILE...");
@@ -389,8 +453,36 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         );
         return 1;
     }
+    if terse && format.is_none() {
+        let terse_format = if file_system {
+            FS_TERSE_FORMAT
+        } else {
+            TERSE_FORMAT
+        };
+        format = Some((terse_format.to_string(), false));
+    }
     let mut status = 0;
     for name in &parsed.operands {
+        if file_system {
+            let data = match hostcalls::stat(name, true) {
+                Ok(_) => file_system_output(name, format.as_ref()),
+                Err(e) => {
+                    let _ = io.out.flush();
+                    let _ = writeln!(
+                        io.err,
+                        "{prog}: cannot read file system information for {}: {}",
+                        quote::locale(name),
+                        sys::strerror(&e)
+                    );
+                    status = 1;
+                    continue;
+                }
+            };
+            if let Err(e) = io.out.write_all(&data) {
+                return write_failed(&[prog], &e, io.err);
+            }
+            continue;
+        }
         let st = match hostcalls::stat(name, deref) {
             Ok(s) => s,
             Err(e) => {
@@ -455,6 +547,36 @@ mod tests {
     #[test]
     fn devices_split() {
         assert_eq!((major(65024), minor(65024)), (254, 0));
+    }
+
+    // Expected: GNU stat 8.32's `-f` layout filled with the overlay root df reports
+    // (61202244 1K-blocks, 38549712 used, 19511208 available; 3907584 inodes, 2854768 free).
+    #[test]
+    fn file_system_of_the_root() {
+        let text = String::from_utf8(file_system_output("/", None)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "  File: \"/\"");
+        assert!(lines[1].starts_with("    ID: "), "{}", lines[1]);
+        assert!(
+            lines[1].ends_with(" Namelen: 255     Type: overlayfs"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(
+            &lines[2..],
+            [
+                "Block size: 4096       Fundamental block size: 4096",
+                "Blocks: Total: 15300561   Free: 5663133    Available: 4877802",
+                "Inodes: Total: 3907584    Free: 2854768",
+            ]
+        );
+        let terse = (FS_TERSE_FORMAT.to_string(), false);
+        let dev = String::from_utf8(file_system_output("/dev/shm/x", Some(&terse))).unwrap();
+        assert!(dev.starts_with("/dev/shm/x "), "{dev}");
+        assert!(
+            dev.ends_with(" 255 1021994 4096 4096 16384 16384 16384 1004930 1004929\n"),
+            "{dev}"
+        );
     }
 
     #[test]

@@ -255,8 +255,8 @@ impl Shell {
                         2
                     }
                     _ => {
-                        self.out(&format!("{}\n", self.cwd));
-                        0
+                        let ok = self.out_reporting("pwd", &format!("{}\n", self.cwd));
+                        i32::from(!ok)
                     }
                 }
             }
@@ -539,8 +539,11 @@ impl Shell {
                 let (text, stop) = echo_escapes(a);
                 out.push_str(&text);
                 if stop {
-                    self.out(&out);
-                    return 0;
+                    return if self.out_reporting("echo", &out) {
+                        0
+                    } else {
+                        1
+                    };
                 }
             } else {
                 out.push_str(a);
@@ -549,7 +552,11 @@ impl Shell {
         if newline {
             out.push('\n');
         }
-        if self.out(&out) { 0 } else { 1 }
+        if self.out_reporting("echo", &out) {
+            0
+        } else {
+            1
+        }
     }
 
     /// dash's echo: `-n` only as the whole first argument, backslash escapes always read.
@@ -597,7 +604,9 @@ impl Shell {
         match var {
             Some(v) => self.set_scalar(&v, text),
             None => {
-                self.out(&text);
+                if !self.out_reporting("printf", &text) {
+                    return 1;
+                }
             }
         }
         status

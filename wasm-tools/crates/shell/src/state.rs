@@ -452,6 +452,25 @@ impl Shell {
         self.write_fd(1, &output_bytes(s))
     }
 
+    /// [`Self::out`] for a builtin that, as bash's `echo` and `printf` do, reports a failed
+    /// write (`echo: write error: No space left on device`). A closed pipe is not reported:
+    /// bash dies of SIGPIPE there.
+    pub fn out_reporting(&self, builtin: &str, s: &str) -> bool {
+        let Some(h) = self.fd(1) else {
+            return false;
+        };
+        match hostcalls::write_all(h, &output_bytes(s)) {
+            Ok(()) => true,
+            Err(e) => {
+                if e.kind() != std::io::ErrorKind::BrokenPipe {
+                    let text = crate::exec::error_text(&e);
+                    self.error(&format!("{builtin}: write error: {text}"));
+                }
+                false
+            }
+        }
+    }
+
     pub fn err(&self, s: &str) {
         self.write_fd(2, &output_bytes(s));
     }
