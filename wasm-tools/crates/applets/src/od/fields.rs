@@ -3,6 +3,7 @@
 
 use super::float;
 use super::spec::{Kind, Spec};
+use std::io::{self, Write};
 
 /// Names of the control characters and space, for `-t a`.
 const NAMES: [&str; 33] = [
@@ -18,26 +19,42 @@ pub enum Endian {
     Big,
 }
 
-/// Appends the fields of `block` (a whole block, zero-padded) to `out`: `fields` per block of
-/// which the last `blank` are left out, `pad` extra spaces spread over the line.
+/// Writes the fields of `block` (a whole block, zero-padded as far as its last field) to
+/// `out`: `fields` per block of which the last `blank` are left out, `pad` extra spaces spread
+/// over the line. Padding is written, never built, so `-w 100000000` costs no memory.
 pub fn write_line(
-    out: &mut String,
+    out: &mut dyn Write,
     spec: &Spec,
     block: &[u8],
     fields: usize,
     blank: usize,
-    pad: usize,
+    pad: u64,
     endian: Endian,
-) {
+) -> io::Result<()> {
+    // In 64 bits: `pad * (i - 1)` overflows a 32-bit usize for wide lines.
+    let fields_wide = fields as u64;
     let mut pad_remaining = pad;
     for (n, i) in (blank + 1..=fields).rev().enumerate() {
-        let next_pad = pad * (i - 1) / fields;
-        let width = pad_remaining - next_pad + spec.width;
+        let next_pad = pad * (i as u64 - 1) / fields_wide;
+        let width = pad_remaining - next_pad + spec.width as u64;
         let bytes = &block[n * spec.size..(n + 1) * spec.size];
         let text = field(spec, bytes, endian);
-        out.push_str(&format!("{text:>width$}"));
+        spaces(out, width.saturating_sub(text.len() as u64))?;
+        out.write_all(text.as_bytes())?;
         pad_remaining = next_pad;
     }
+    Ok(())
+}
+
+/// Writes `n` spaces.
+pub fn spaces(out: &mut dyn Write, mut n: u64) -> io::Result<()> {
+    const CHUNK: &[u8; 64] = &[b' '; 64];
+    while n > 0 {
+        let k = n.min(CHUNK.len() as u64) as usize;
+        out.write_all(&CHUNK[..k])?;
+        n -= k as u64;
+    }
+    Ok(())
 }
 
 /// The text of one field.
@@ -103,16 +120,14 @@ fn char_escape(byte: u8) -> String {
 }
 
 /// `  >…<`: the block's bytes, printable ones as they are and the rest as dots.
-pub fn trailer(out: &mut String, bytes: &[u8]) {
-    out.push_str("  >");
-    out.extend(bytes.iter().map(|&b| {
-        if (0x20..=0x7e).contains(&b) {
-            char::from(b)
-        } else {
-            '.'
-        }
-    }));
-    out.push('<');
+pub fn trailer(out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+    let shown: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if (0x20..=0x7e).contains(&b) { b } else { b'.' })
+        .collect();
+    out.write_all(b"  >")?;
+    out.write_all(&shown)?;
+    out.write_all(b"<")
 }
 
 #[cfg(test)]
@@ -128,12 +143,24 @@ mod tests {
         }
     }
 
+    fn line(
+        out: &mut Vec<u8>,
+        spec: &Spec,
+        block: &[u8],
+        fields: usize,
+        blank: usize,
+        pad: u64,
+        endian: Endian,
+    ) {
+        write_line(out, spec, block, fields, blank, pad, endian).unwrap();
+    }
+
     // Expected lines: GNU od 9.1 (`od -An …` on the same bytes).
     #[test]
     fn fields_as_gnu_od() {
-        let mut out = String::new();
+        let mut out = Vec::new();
         let block = [0x00, 0x00, 0x80, 0x3f, 0xff, 0xff, 0x7f, 0x7f];
-        write_line(
+        line(
             &mut out,
             &spec(Kind::Octal, 2, 6),
             &block,
@@ -142,9 +169,12 @@ mod tests {
             4,
             Endian::Little,
         );
-        assert_eq!(out, " 000000 037600 177777 077577");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            " 000000 037600 177777 077577"
+        );
         out.clear();
-        write_line(
+        line(
             &mut out,
             &spec(Kind::Signed, 1, 4),
             &block,
@@ -153,9 +183,12 @@ mod tests {
             8,
             Endian::Little,
         );
-        assert_eq!(out, "    0    0 -128   63   -1   -1  127  127");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "    0    0 -128   63   -1   -1  127  127"
+        );
         out.clear();
-        write_line(
+        line(
             &mut out,
             &spec(Kind::Hex, 4, 8),
             &block,
@@ -164,10 +197,10 @@ mod tests {
             2,
             Endian::Big,
         );
-        assert_eq!(out, " 0000803f ffff7f7f");
+        assert_eq!(String::from_utf8_lossy(&out), " 0000803f ffff7f7f");
         out.clear();
         let chars = [0xc3, 0xa9, 0x7f, 0x80, 0xff, b' ', 0, b'\t'];
-        write_line(
+        line(
             &mut out,
             &spec(Kind::Named, 1, 3),
             &chars,
@@ -176,9 +209,12 @@ mod tests {
             8,
             Endian::Little,
         );
-        assert_eq!(out, "   C   ) del nul del  sp nul  ht");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "   C   ) del nul del  sp nul  ht"
+        );
         out.clear();
-        write_line(
+        line(
             &mut out,
             &spec(Kind::Char, 1, 3),
             &chars,
@@ -187,6 +223,6 @@ mod tests {
             8,
             Endian::Little,
         );
-        assert_eq!(out, " 303 251 177 200 377    ");
+        assert_eq!(String::from_utf8_lossy(&out), " 303 251 177 200 377    ");
     }
 }

@@ -447,6 +447,10 @@ fn dump_all(prog: &str, s: &Settings, files: Vec<String>, io: &mut Io) -> i32 {
         None => dump(prog, s, &mut input, io),
     };
     if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::OutOfMemory {
+            report(io.out, io.err, prog, "memory exhausted");
+            return 1;
+        }
         return crate::common::io::write_failed(&[prog.to_string()], &e, io.err);
     }
     i32::from(!input.ok)
@@ -470,16 +474,17 @@ fn dump(prog: &str, s: &Settings, input: &mut Input, io: &mut Io) -> std::io::Re
         None if lcm < 16 => lcm * (16 / lcm),
         None => lcm,
     };
+    // Widths in 64 bits: a `-w` of hundreds of millions overflows a 32-bit usize.
     let line_width = s
         .specs
         .iter()
-        .map(|spec| (spec.width + 1) * (per_line / spec.size))
+        .map(|spec| (spec.width as u64 + 1) * (per_line / spec.size) as u64)
         .max()
         .unwrap_or(0);
-    let pads: Vec<usize> = s
+    let pads: Vec<u64> = s
         .specs
         .iter()
-        .map(|spec| line_width - spec.width * (per_line / spec.size))
+        .map(|spec| line_width - spec.width as u64 * (per_line / spec.size) as u64)
         .collect();
     let address_width = match (s.radix, s.label) {
         (Radix::None, None) => 0,
@@ -488,11 +493,13 @@ fn dump(prog: &str, s: &Settings, input: &mut Input, io: &mut Io) -> std::io::Re
     };
     let end = s.limit.map(|n| s.skip + n);
     let mut offset = s.skip;
+    // Blocks hold what was read (GNU allocates a whole line up front; its memory is only
+    // touched as far as the input goes, which this mirrors).
     let mut previous: Vec<u8> = Vec::new();
-    let mut block = vec![0u8; per_line];
+    let mut block: Vec<u8> = Vec::new();
     let mut first = true;
     let mut in_repeat = false;
-    let mut text = String::new();
+    let mut head = String::new();
     loop {
         let want = match end {
             Some(end) => {
@@ -500,56 +507,87 @@ fn dump(prog: &str, s: &Settings, input: &mut Input, io: &mut Io) -> std::io::Re
             }
             None => per_line,
         };
-        let got = if want == 0 {
-            0
-        } else {
-            input.read_block(io, &mut block[..want])
-        };
+        let got = read_block(input, io, &mut block, want)?;
         if got == 0 {
             break;
         }
         let whole = got == per_line;
         if whole && !s.verbose && !first && block == previous {
             if !in_repeat {
-                text.push_str("*\n");
+                io.out.write_all(b"*\n")?;
                 in_repeat = true;
             }
         } else {
             in_repeat = false;
-            if !whole {
-                let padded = got.div_ceil(lcm) * lcm;
-                block[got..padded.max(got)].fill(0);
-                block[padded..].fill(0);
-            }
+            // Zeros up to a multiple of every type's size, as GNU pads the last block.
+            let padded = got.div_ceil(lcm) * lcm;
+            reserve(&mut block, padded)?;
+            block.resize(padded.max(got), 0);
             for (i, spec) in s.specs.iter().enumerate() {
                 let fields = per_line / spec.size;
                 let blank = (per_line - got) / spec.size;
+                head.clear();
                 if i == 0 {
-                    address(&mut text, s, offset, '\0');
+                    address(&mut head, s, offset, '\0');
+                    io.out.write_all(head.as_bytes())?;
                 } else {
-                    text.push_str(&" ".repeat(address_width));
+                    fields::spaces(io.out, address_width)?;
                 }
-                fields::write_line(&mut text, spec, &block, fields, blank, pads[i], s.endian);
+                fields::write_line(io.out, spec, &block, fields, blank, pads[i], s.endian)?;
                 if spec.trailer {
-                    let trailing = pads[i] * blank / fields;
-                    text.push_str(&" ".repeat(blank * spec.width + trailing));
-                    fields::trailer(&mut text, &block[..got]);
+                    let trailing = pads[i] * blank as u64 / fields as u64;
+                    fields::spaces(io.out, blank as u64 * spec.width as u64 + trailing)?;
+                    fields::trailer(io.out, &block[..got])?;
                 }
-                text.push('\n');
+                io.out.write_all(b"\n")?;
             }
+            block.truncate(got);
         }
         first = false;
         offset += got as u64;
-        io.out.write_all(text.as_bytes())?;
-        text.clear();
         std::mem::swap(&mut previous, &mut block);
-        block.resize(per_line, 0);
         if !whole {
             break;
         }
     }
-    address(&mut text, s, offset, '\n');
-    io.out.write_all(text.as_bytes())
+    head.clear();
+    address(&mut head, s, offset, '\n');
+    io.out.write_all(head.as_bytes())
+}
+
+/// GNU's answer when an allocation fails (`xalloc_die`).
+fn exhausted() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::OutOfMemory, "memory exhausted")
+}
+
+/// Makes room for `len` bytes in `v`, or fails as GNU does when memory runs out.
+fn reserve(v: &mut Vec<u8>, len: usize) -> std::io::Result<()> {
+    v.try_reserve(len.saturating_sub(v.len()))
+        .map_err(|_| exhausted())
+}
+
+/// Reads up to `want` bytes into `block` (replacing its contents), growing it only as input
+/// arrives; returns how many.
+fn read_block(
+    input: &mut Input,
+    io: &mut Io,
+    block: &mut Vec<u8>,
+    want: usize,
+) -> std::io::Result<usize> {
+    const CHUNK: usize = 64 * 1024;
+    block.clear();
+    while block.len() < want && !input.finished() {
+        let take = (want - block.len()).min(CHUNK);
+        let at = block.len();
+        reserve(block, at + take)?;
+        block.resize(at + take, 0);
+        let got = input.read_block(io, &mut block[at..]);
+        block.truncate(at + got);
+        if got < take {
+            break;
+        }
+    }
+    Ok(block.len())
 }
 
 /// `-S`: each run of at least `min` printable bytes ended by a NUL, with its offset.
@@ -557,6 +595,10 @@ fn dump_strings(s: &Settings, min: u64, input: &mut Input, io: &mut Io) -> std::
     let end = s.limit.map(|n| s.skip + n);
     let mut offset = s.skip;
     let printable = |b: u8| (0x20..=0x7e).contains(&b);
+    // GNU allocates the string buffer up front; a length no address space holds fails there.
+    if usize::try_from(min.max(100)).is_err() {
+        return Err(exhausted());
+    }
     let mut run: Vec<u8> = Vec::new();
     'search: loop {
         if let Some(end) = end
