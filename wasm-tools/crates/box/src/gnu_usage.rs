@@ -293,6 +293,11 @@ fn missing_operand(name: &str, args: &[OsString]) -> String {
         ("cp" | "mv" | "touch" | "shred" | "truncate", _) => {
             format!("{name}: missing file operand")
         }
+        // join names the one file it was given (`join a`); its options' values do not count.
+        ("join", _) => match operands_of(name, args).as_deref() {
+            Some([only]) => format!("{name}: missing operand after {}", c_locale_quote(only)),
+            _ => format!("{name}: missing operand"),
+        },
         _ => format!("{name}: missing operand"),
     }
 }
@@ -363,7 +368,13 @@ const OPERAND_LIMITS: &[(&str, usize, &str)] = &[
 
 /// The first operand beyond `name`'s limit, if the command line has one.
 fn extra_operand(name: &str, args: &[OsString]) -> Option<String> {
-    let (_, limit, with_value) = OPERAND_LIMITS.iter().find(|(n, _, _)| *n == name)?;
+    let (_, limit, _) = OPERAND_LIMITS.iter().find(|(n, _, _)| *n == name)?;
+    operands_of(name, args)?.get(*limit).cloned()
+}
+
+/// The operands of a utility of [`OPERAND_LIMITS`], its options' values left out.
+fn operands_of(name: &str, args: &[OsString]) -> Option<Vec<String>> {
+    let (_, _, with_value) = OPERAND_LIMITS.iter().find(|(n, _, _)| *n == name)?;
     let mut operands = Vec::new();
     let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
     let mut options_done = false;
@@ -382,7 +393,7 @@ fn extra_operand(name: &str, args: &[OsString]) -> Option<String> {
             }
         }
     }
-    operands.get(*limit).cloned()
+    Some(operands)
 }
 
 /// GNU's line for the first argument that, on its own, is an option `name` does not know.
@@ -560,6 +571,14 @@ mod tests {
         assert_eq!(
             missing_operand("cp", &args(&["cp", "-r", "a"])),
             "cp: missing destination file operand after 'a'"
+        );
+        assert_eq!(
+            missing_operand("join", &args(&["join", "-t", ",", "a"])),
+            "join: missing operand after 'a'"
+        );
+        assert_eq!(
+            missing_operand("join", &args(&["join", "-1", "2"])),
+            "join: missing operand"
         );
         assert_eq!(
             missing_operand("cp", &args(&["cp"])),

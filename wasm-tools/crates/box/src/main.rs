@@ -12,6 +12,7 @@ mod date_set;
 mod gnu_usage;
 mod libc_paths;
 mod missing_destination;
+mod paste_open;
 mod rm_prompt;
 mod sed_errors;
 mod sed_usage;
@@ -161,6 +162,11 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
             return status;
         }
         if let Some(status) = checksum_check::run(uu_name, &args) {
+            return status;
+        }
+        if uu_name == "paste"
+            && let Some(status) = paste_open::check(&args)
+        {
             return status;
         }
         if uu_name == "shred" {
