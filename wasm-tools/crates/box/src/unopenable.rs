@@ -1,6 +1,6 @@
 //! Operands GNU reports as unopenable and skips, where uutils words the report its own way or
-//! changes what it prints for the rest: `od_inputs` and `shred_open` report such operands in
-//! GNU's words, and this leaves them off the command line and runs the utility on what is left.
+//! changes what it prints for the rest: `shred_open` reports such operands in GNU's words, and
+//! this leaves them off the command line and runs the utility on what is left.
 
 use crate::uutils_table::UuMain;
 use std::ffi::OsString;

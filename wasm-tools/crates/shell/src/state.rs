@@ -442,10 +442,12 @@ impl Shell {
     /// Writes to a shell fd; errors (a closed pipe) are ignored like bash ignores EPIPE
     /// after SIGPIPE (the host already ended us if the pipe broke).
     pub fn write_fd(&self, n: i32, bytes: &[u8]) -> bool {
-        match self.fd(n) {
-            Some(h) => hostcalls::write_all(h, bytes).is_ok(),
-            None => false,
-        }
+        self.try_write_fd(n, bytes).is_some_and(|r| r.is_ok())
+    }
+
+    /// The write's outcome, or `None` when the shell has no fd `n`.
+    fn try_write_fd(&self, n: i32, bytes: &[u8]) -> Option<std::io::Result<()>> {
+        self.fd(n).map(|h| hostcalls::write_all(h, bytes))
     }
 
     pub fn out(&self, s: &str) -> bool {
@@ -456,12 +458,10 @@ impl Shell {
     /// write (`echo: write error: No space left on device`). A closed pipe is not reported:
     /// bash dies of SIGPIPE there.
     pub fn out_reporting(&self, builtin: &str, s: &str) -> bool {
-        let Some(h) = self.fd(1) else {
-            return false;
-        };
-        match hostcalls::write_all(h, &output_bytes(s)) {
-            Ok(()) => true,
-            Err(e) => {
+        match self.try_write_fd(1, &output_bytes(s)) {
+            None => false,
+            Some(Ok(())) => true,
+            Some(Err(e)) => {
                 if e.kind() != std::io::ErrorKind::BrokenPipe {
                     let text = crate::exec::error_text(&e);
                     self.error(&format!("{builtin}: write error: {text}"));

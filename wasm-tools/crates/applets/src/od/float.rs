@@ -66,19 +66,32 @@ fn special(negative: bool, nan: bool) -> String {
     }
 }
 
+/// ftoastr for a value that widens exactly to `f64`: the first precision in `precisions`
+/// whose `%g` text reads back (by `reads_back`) as the value, else the last.
+fn shortest(
+    value: f64,
+    precisions: std::ops::RangeInclusive<usize>,
+    reads_back: impl Fn(&str) -> bool,
+) -> String {
+    let last = *precisions.end();
+    for prec in precisions {
+        let text = g_of_f64(value.abs(), value.is_sign_negative(), prec);
+        if prec == last || reads_back(&text) {
+            return text;
+        }
+    }
+    unreachable!("the loop returns at the last precision")
+}
+
 /// A 4-byte float (`-t fF`).
 pub fn float32(x: f32) -> String {
     if !x.is_finite() {
         return special(x.is_sign_negative(), x.is_nan());
     }
     let start = if x.abs() < f32::MIN_POSITIVE { 1 } else { 6 };
-    for prec in start..=9 {
-        let text = g_of_f64(f64::from(x.abs()), x.is_sign_negative(), prec);
-        if prec == 9 || text.parse::<f32>().is_ok_and(|back| back == x) {
-            return text;
-        }
-    }
-    unreachable!("the loop returns at precision 9")
+    shortest(f64::from(x), start..=9, |text| {
+        text.parse::<f32>().is_ok_and(|back| back == x)
+    })
 }
 
 /// An 8-byte double (`-t fD`, the default of `-t f`).
@@ -87,13 +100,9 @@ pub fn float64(x: f64) -> String {
         return special(x.is_sign_negative(), x.is_nan());
     }
     let start = if x.abs() < f64::MIN_POSITIVE { 1 } else { 15 };
-    for prec in start..=17 {
-        let text = g_of_f64(x.abs(), x.is_sign_negative(), prec);
-        if prec == 17 || text.parse::<f64>().is_ok_and(|back| back == x) {
-            return text;
-        }
-    }
-    unreachable!("the loop returns at precision 17")
+    shortest(x, start..=17, |text| {
+        text.parse::<f64>().is_ok_and(|back| back == x)
+    })
 }
 
 /// The x87 extended format in the first 10 of 16 bytes (little-endian): 64-bit significand

@@ -9,11 +9,12 @@ use crate::common::quote::shell_if_needed;
 use crate::common::sys::strerror;
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
 
 enum Source {
     Stdin,
-    File(File),
+    /// Buffered as stdio buffers GNU's: `-S` reads a byte at a time and lines are 16 bytes.
+    File(BufReader<File>),
 }
 
 pub struct Input {
@@ -53,7 +54,7 @@ impl Input {
             }
             match File::open(&name) {
                 Ok(file) => {
-                    self.current = Some((Source::File(file), name));
+                    self.current = Some((Source::File(BufReader::new(file)), name));
                     return;
                 }
                 Err(e) => self.fail(io, &name, "", &e),
@@ -112,7 +113,7 @@ impl Input {
                 Err(e) => {
                     // WASI reads a directory as a bad descriptor; Linux says EISDIR.
                     let directory = matches!(source, Source::File(f)
-                        if f.metadata().is_ok_and(|m| m.is_dir()));
+                        if f.get_ref().metadata().is_ok_and(|m| m.is_dir()));
                     self.failed = Some(if directory {
                         io::Error::from(io::ErrorKind::IsADirectory)
                     } else {
@@ -153,6 +154,7 @@ impl Input {
             };
             let regular_size = match source {
                 Source::File(f) => f
+                    .get_ref()
                     .metadata()
                     .ok()
                     .filter(|m| m.is_file() && m.len() > 0)
