@@ -30,6 +30,7 @@ pub mod diff;
 pub mod du;
 pub mod env;
 pub mod find;
+pub mod fmt;
 pub mod free;
 pub mod getopt_cmd;
 pub mod grep;
@@ -51,6 +52,7 @@ pub mod mountpoint;
 pub mod net;
 pub mod od;
 pub mod owner;
+pub mod pathchk;
 pub mod printenv;
 pub mod procps;
 pub mod pstree;
@@ -108,6 +110,7 @@ applets! {
     "env" => env::main,
     "fgrep" => grep::fgrep_main,
     "find" => find::main,
+    "fmt" => fmt::main,
     "free" => free::main,
     "gawk" => awk::main,
     "getent" => net::getent::main,
@@ -142,6 +145,7 @@ applets! {
     "nproc" => sysinfo::nproc_main,
     "nslookup" => net::dns::nslookup_main,
     "od" => od::main,
+    "pathchk" => pathchk::main,
     "pgrep" => procps::pgrep::pgrep_main,
     "ping" => net::ping::main,
     "pkill" => procps::pgrep::pkill_main,

@@ -39,7 +39,6 @@ const APPS: &[(&str, App, i32)] = &[
     ("dirname", uu_dirname::uu_app, 1),
     ("expand", uu_expand::uu_app, 1),
     ("factor", uu_factor::uu_app, 1),
-    ("fmt", uu_fmt::uu_app, 1),
     ("fold", uu_fold::uu_app, 1),
     ("head", uu_head::uu_app, 1),
     ("join", uu_join::uu_app, 1),
@@ -49,7 +48,6 @@ const APPS: &[(&str, App, i32)] = &[
     ("nl", uu_nl::uu_app, 1),
     ("numfmt", uu_numfmt::uu_app, 1),
     ("paste", uu_paste::uu_app, 1),
-    ("pathchk", uu_pathchk::uu_app, 1),
     ("pr", uu_pr::uu_app, 1),
     ("ptx", uu_ptx::uu_app, 1),
     ("pwd", uu_pwd::uu_app, 1),
@@ -437,7 +435,7 @@ fn unknown_option(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
     // that each utility rewrites before clap sees them; the utility itself decides. Elsewhere
     // a digit is an option like any other (`rmdir -p0`).
     const COUNT_FORMS: &[&str] = &[
-        "head", "tail", "uniq", "fold", "split", "sort", "pr", "fmt", "expand", "unexpand",
+        "head", "tail", "uniq", "fold", "split", "sort", "pr", "expand", "unexpand",
     ];
     // sort's `-POS2` is one only after a `+POS1`; alone (`sort -0`, `sort -z0`) GNU refuses it.
     let obsolete_key = || {

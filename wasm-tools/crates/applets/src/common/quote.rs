@@ -26,14 +26,40 @@ pub fn escape(name: &str) -> String {
 }
 
 /// gnulib's `quote` in the C locale (upstream's agents ran without a locale), as `mkdir`,
-/// `rmdir` and the usage errors print names: `'name'`, with `\'` and `\\` inside.
+/// `rmdir` and the usage errors print names: `'name'`, with `\'` and `\\` inside, C escapes
+/// for control characters and three-digit octal for other unprintable bytes (every byte ≥ 0x80
+/// in the C locale).
 pub fn locale(name: &str) -> String {
-    format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"))
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('\'');
+    for &b in name.as_bytes() {
+        match b {
+            b'\\' | b'\'' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            7 => out.push_str("\\a"),
+            8 => out.push_str("\\b"),
+            9 => out.push_str("\\t"),
+            10 => out.push_str("\\n"),
+            11 => out.push_str("\\v"),
+            12 => out.push_str("\\f"),
+            13 => out.push_str("\\r"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// Shell quoting as coreutils' `shell-escape-always` style prints it (`stat %N`, `ls`
 /// messages): `'name'`, with `'\''` for embedded single quotes.
 pub fn shell_always(name: &str) -> String {
+    let unprintable = |b: u8| !(0x20..0x7f).contains(&b);
+    if name.bytes().any(unprintable) && !name.contains('\'') {
+        return shell_escaped(name.as_bytes(), unprintable);
+    }
     if name.contains('\'') {
         // coreutils switches to double quotes when that avoids escaping.
         if !name.contains(['"', '$', '`', '\\']) {
@@ -42,6 +68,40 @@ pub fn shell_always(name: &str) -> String {
         return format!("'{}'", name.replace('\'', "'\\''"));
     }
     format!("'{name}'")
+}
+
+/// The shell-escape style's form for a name with unprintable bytes (every byte ≥ 0x80 in the
+/// C locale): single quotes, and each run of unprintable bytes as `$'…'` with C escapes and
+/// octal, so `a\nb` is `'a'$'\n''b'` and `café` is `'caf'$'\303\251'`.
+fn shell_escaped(bytes: &[u8], unprintable: impl Fn(u8) -> bool) -> String {
+    let mut out = String::from("'");
+    let mut escaping = false;
+    for &b in bytes {
+        if unprintable(b) {
+            if !escaping {
+                out.push_str("'$'");
+                escaping = true;
+            }
+            match b {
+                7 => out.push_str("\\a"),
+                8 => out.push_str("\\b"),
+                9 => out.push_str("\\t"),
+                10 => out.push_str("\\n"),
+                11 => out.push_str("\\v"),
+                12 => out.push_str("\\f"),
+                13 => out.push_str("\\r"),
+                _ => out.push_str(&format!("\\{b:03o}")),
+            }
+        } else {
+            if escaping {
+                out.push_str("''");
+                escaping = false;
+            }
+            out.push(b as char);
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// gnulib's `quotef` (coreutils' error messages about a file): the name as it is when the
@@ -82,6 +142,19 @@ mod tests {
     fn shell_quotes() {
         assert_eq!(shell_always("a.txt"), "'a.txt'");
         assert_eq!(shell_always("it's"), "\"it's\"");
+        // GNU ls 9.1 --quoting-style=shell-escape-always, LC_ALL=C.
+        assert_eq!(shell_always("a\nb"), "'a'$'\\n''b'");
+        assert_eq!(shell_always("\nx"), "''$'\\n''x'");
+        assert_eq!(shell_always("x\u{7f}"), "'x'$'\\177'");
+        assert_eq!(shell_always("caf\u{e9}"), "'caf'$'\\303\\251'");
+    }
+
+    /// gnulib's `quote` in the C locale, as `mkdir ''` and GNU's usage errors print it.
+    #[test]
+    fn locale_quotes_escape_the_unprintable() {
+        assert_eq!(locale("it's"), "'it\\'s'");
+        assert_eq!(locale("a\tb"), "'a\\tb'");
+        assert_eq!(locale("\u{e9}"), "'\\303\\251'");
     }
 
     /// Ubuntu 22.04's `cat` and `md5sum` on missing files of these names.

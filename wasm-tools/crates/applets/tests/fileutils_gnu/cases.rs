@@ -18,6 +18,8 @@ pub fn cases() -> Vec<Case> {
     v.extend(rev_cases());
     v.extend(dd_cases());
     v.extend(od_cases());
+    v.extend(fmt_cases());
+    v.extend(pathchk_cases());
     v
 }
 
@@ -773,5 +775,152 @@ fn od_cases() -> Vec<Case> {
         od("ambiguous", &["--s=3", "a"]),
         od("stdin-dash", &["-c", "-", "b"]).stdin(b"from stdin\n"),
         od("stdin", &["-tx1z"]).stdin(b"abc\x00\x01"),
+    ]
+}
+
+/// Prose with what fmt's cost model weighs: sentence ends (two spaces or a line end after
+/// `.?!`), abbreviations (`Mr.` with one space), other punctuation, brackets and quotes.
+const PROSE: &[u8] = b"The quick brown fox jumps over the lazy dog.  Mr. Smith met (as agreed) \
+the \"committee\" at noon; they argued, at length, about budgets!  Was it worth it?  Nobody \
+knows.\nA second line of the same paragraph, with a very-long-hyphenated-compound-word and \
+e.g. an abbreviation.\n\nA new paragraph starts here.  It is short.\n";
+
+fn fmt_cases() -> Vec<Case> {
+    let f = |name: &str, args: &[&str], text: &[u8]| {
+        c(&format!("fmt/{name}"), "fmt", args).pair(text, b"second file\n")
+    };
+    let indented = b"  An indented paragraph whose lines share the same indent and\n  continue \
+here with more words to fill the line out.\n\tA tab-indented one follows, and it also goes \
+on for a while to wrap.\n";
+    let tagged = b"Tag: a first line indented differently\n    from the second, which sets the \
+indent for the rest of this paragraph.\nOne line alone.\n   Another, indented.\n";
+    let prefixed = b"# A comment block with a prefix that fmt\n# should keep in front of every \
+refilled line, while\n# leaving code alone.\nint main() { return 0; }\n  # indented prefix \
+line\n#\n#no space after prefix here\n";
+    let mut long = Vec::new();
+    for i in 0..1300 {
+        long.extend_from_slice(format!("w{} ", i % 37).as_bytes());
+        if i % 17 == 16 {
+            long.extend_from_slice(b"end.  ");
+        }
+    }
+    long.push(b'\n');
+    let mut wide = Vec::new();
+    for i in 0..900 {
+        wide.extend_from_slice(format!("word{i:04}xyz ").as_bytes());
+    }
+    wide.push(b'\n');
+    let huge_word = [b"before ".as_slice(), &[b'z'; 6000], b" after\n"].concat();
+    vec![
+        f("default", &["a"], PROSE),
+        f("stdin", &[], PROSE).stdin(PROSE),
+        f("two-files", &["a", "b"], PROSE),
+        f("dash-twice", &["-", "a", "-"], PROSE).stdin(b"from stdin\n"),
+        f("w40", &["-w", "40", "a"], PROSE),
+        f("w40-joined", &["-w40", "a"], PROSE),
+        f("width-long", &["--width=30", "a"], PROSE),
+        f("old-width", &["-35", "a"], PROSE),
+        f("old-width-then-w", &["-35", "-w", "50", "a"], PROSE),
+        f("goal", &["-g", "50", "a"], PROSE),
+        f("goal-and-width", &["-w", "60", "-g", "40", "a"], PROSE),
+        f("w0", &["-w", "0", "a"], PROSE),
+        f("w1", &["-w1", "a"], PROSE),
+        f("w2500", &["-w", "2500", "a"], PROSE),
+        f("uniform", &["-u", "a"], PROSE),
+        f("uniform-narrow", &["-u", "-w", "30", "a"], PROSE),
+        f("split", &["-s", "-w", "30", "a"], PROSE),
+        f("indented", &["-w", "40", "a"], indented),
+        f("crown", &["-c", "-w", "40", "a"], tagged),
+        f("tagged", &["-t", "-w", "40", "a"], tagged),
+        f("tagged-indented", &["-t", "a"], indented),
+        f("crown-split", &["-c", "-s", "a"], tagged),
+        f("prefix", &["-p", "#", "-w", "30", "a"], prefixed),
+        f("prefix-spaces", &["-p", "  # ", "-w", "30", "a"], prefixed),
+        f("prefix-long", &["--prefix=# A", "a"], prefixed),
+        f("prefix-blank", &["-p", "   ", "a"], prefixed),
+        f("long-paragraph", &["a"], &long),
+        f("long-paragraph-narrow", &["-w", "20", "a"], &long),
+        f("many-chars", &["a"], &wide),
+        f("many-chars-uniform", &["-u", "-w", "100", "a"], &wide),
+        f("huge-word", &["-w", "30", "a"], &huge_word),
+        f(
+            "no-final-newline",
+            &["a"],
+            b"no newline at the end of this text",
+        ),
+        f("crlf", &["a"], b"dos\r\nline endings\r\n\r\nhere.\r\n"),
+        f(
+            "controls",
+            &["a"],
+            b"form\x0cfeed and\x0bvertical\ttabs,\0nul bytes\n",
+        ),
+        f("nul-words", &["a"], b"\0 (\0 x.\0 \"\0\n"),
+        f(
+            "non-ascii",
+            &["-w", "10", "a"],
+            "caf\u{e9} na\u{ef}ve r\u{e9}sum\u{e9} \u{fc}ber\n".as_bytes(),
+        ),
+        f("blank-lines", &["a"], b"\n\n  \n\t\nx\n\n\ny\n   \n"),
+        f("empty", &["a"], b""),
+        f(
+            "tabs-output",
+            &["-w", "30", "a"],
+            b"\t\tdeeply tab indented words that wrap over more than one line\n",
+        ),
+        f(
+            "sentence-spacing",
+            &["a"],
+            b"One.  Two. Three!) Four?\"  Five.\nSix\n",
+        ),
+        f("missing", &["nofile"], b""),
+        f("missing-then-file", &["nofile", "a"], PROSE),
+        f("bad-width", &["-w", "abc", "a"], b""),
+        f("width-suffix", &["-w", "5k", "a"], b""),
+        f("width-negative", &["-w", "-1", "a"], b""),
+        f("width-empty", &["-w", "", "a"], b""),
+        f("width-range", &["-w", "3000", "a"], b""),
+        f("width-overflow", &["-99999999999999999999", "a"], b""),
+        f("width-huge", &["-w", "2000000000", "a"], b""),
+        f("width-blank-plus", &["-w", " +12", "a"], PROSE),
+        f("width-octal-looking", &["-w", "010", "a"], PROSE),
+        f("goal-above-default", &["-g", "80", "a"], b""),
+        f("goal-above-width", &["-w", "10", "-g", "20", "a"], b""),
+        f("digit-later", &["-c5", "a"], b""),
+        f("digit-second", &["-u", "-5", "a"], b""),
+        f("bad-option", &["-x", "a"], b""),
+        f("bad-long", &["--bogus", "a"], b""),
+        f("ambiguous-abbrev", &["--wi=20", "a"], PROSE),
+        f("missing-arg", &["a", "-w"], b""),
+    ]
+}
+
+fn pathchk_cases() -> Vec<Case> {
+    let p = |name: &str, args: &[&str]| c(&format!("pathchk/{name}"), "pathchk", args);
+    let long_name = "a".repeat(300);
+    let long_path = format!("t/{}/x", "b".repeat(200)).repeat(6);
+    let deep_missing = format!("missing/{}", "c".repeat(256));
+    vec![
+        p("exists", &["t/hello.c", "t/dir1/sub"]),
+        p("missing-ok", &["t/nope", "nope/also"]),
+        p("star", &["-p", "a/b*c"]),
+        p("portable", &["-p", "a/b.c_d-e"]),
+        p("non-ascii", &["-p", "caf\u{e9}"]),
+        p("space", &["-p", "a b"]),
+        p("quote-char", &["-p", "it's"]),
+        p("empty-p", &["-p", ""]),
+        p("empty-P", &["-P", ""]),
+        p("empty-plain", &[""]),
+        p("leading-dash", &["-P", "--", "-x/a", "a/-b", "a-b"]),
+        p("portability", &["--portability", "ok/name", "-bad"]),
+        p("posix-component", &["-p", "abcdefghijklmnop/x"]),
+        p("posix-path", &["-p", &long_name]),
+        p("long-component", &[&long_name]),
+        p("long-component-missing-dir", &[&deep_missing]),
+        p("long-path", &[&long_path]),
+        p("not-a-dir", &["t/hello.c/x"]),
+        p("mixed", &["t/hello.c", "-p", "x"]),
+        p("no-operand", &[]),
+        p("bad-option", &["-q", "x"]),
+        p("only-options", &["-p", "-P"]),
     ]
 }

@@ -1,4 +1,4 @@
-//! Differential tests of `ls`, `ln`, `diff`, `cmp`, `more`, `less` and `od` against the host's GNU
+//! Differential tests of `ls`, `ln`, `diff`, `cmp`, `more`, `less`, `od`, `fmt` and `pathchk` against the host's GNU
 //! coreutils, diffutils and util-linux, in the style of `tests/gnu_diff`: each case runs our
 //! applet (this binary, which becomes the applet when `APPLET_UNDER_TEST` is set) and the
 //! host tool with the same arguments, stdin, working directory and `LC_ALL=C TZ=UTC`, and
@@ -677,6 +677,116 @@ pub mod harness {
         v
     }
 
+    /// Random text through random `fmt` options: words with the punctuation fmt's costs weigh
+    /// (sentence ends, abbreviations, brackets, quotes), runs of one to three spaces or tabs,
+    /// indents that change between lines, blank lines, prefixed lines and paragraphs long
+    /// enough to fill fmt's buffers. `FMT_RANDOM_CASES` sets the count (default 300).
+    pub fn random_fmt_cases(n: usize) -> Vec<Case> {
+        const WORDS: &[&str] = &[
+            "a",
+            "the",
+            "word",
+            "longerword",
+            "x",
+            "end.",
+            "Mr.",
+            "e.g.",
+            "why?",
+            "yes!",
+            "(open",
+            "close)",
+            "\"quoted\"",
+            "said.\"",
+            "list,",
+            "semi;",
+            "colon:",
+            "done.)",
+            "'single'",
+            "[bracket]",
+            "hyphen-ated",
+            "verylongwordthatdoesnotfitanywhere",
+            "9.",
+            "-dash",
+            "#",
+            "//",
+        ];
+        const OPTIONS: &[&[&str]] = &[
+            &[],
+            &["-u"],
+            &["-s"],
+            &["-c"],
+            &["-t"],
+            &["-w", "20"],
+            &["-w30"],
+            &["-w", "50"],
+            &["-g", "25"],
+            &["-w", "40", "-g", "35"],
+            &["-p", "#"],
+            &["-p", " // "],
+            &["-12"],
+            &["-w", "1"],
+        ];
+        let mut rng = Rng::new(0xf0f0);
+        let mut v = Vec::new();
+        for k in 0..n {
+            let mut text = Vec::new();
+            let most = if rng.below(8) == 0 { 400 } else { 12 };
+            let lines = 1 + rng.below(most);
+            for _ in 0..lines {
+                match rng.below(10) {
+                    0 => {
+                        text.push(b'\n');
+                        continue;
+                    }
+                    1 => text.extend_from_slice(b"# "),
+                    2 => text.extend_from_slice(b" // "),
+                    _ => {}
+                }
+                for _ in 0..rng.below(3) {
+                    text.push(if rng.below(4) == 0 { b'\t' } else { b' ' });
+                }
+                for w in 0..1 + rng.below(14) {
+                    if w > 0 {
+                        let gap = match rng.below(10) {
+                            0 => "  ",
+                            1 => "   ",
+                            2 => "\t",
+                            _ => " ",
+                        };
+                        text.extend_from_slice(gap.as_bytes());
+                    }
+                    text.extend_from_slice(
+                        WORDS[rng.below(WORDS.len() as u64) as usize].as_bytes(),
+                    );
+                }
+                if rng.below(6) == 0 {
+                    text.push(b' ');
+                }
+                text.push(b'\n');
+            }
+            if rng.below(10) == 0 {
+                text.pop();
+            }
+            let mut args: Vec<String> = Vec::new();
+            for _ in 0..rng.below(3) {
+                let set = OPTIONS[rng.below(OPTIONS.len() as u64) as usize];
+                // `-WIDTH` counts only as the first argument.
+                let old_width = set.first().is_some_and(|o| {
+                    o.strip_prefix('-')
+                        .is_some_and(|d| d.starts_with(|c: char| c.is_ascii_digit()))
+                });
+                if old_width && !args.is_empty() {
+                    continue;
+                }
+                args.extend(set.iter().map(|s| s.to_string()));
+            }
+            args.push("a".to_string());
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            v.push(Case::new(format!("fmt/random-{k}"), "fmt", &refs).pair(&text, b""));
+        }
+        v
+    }
+
     pub fn expensive_diff_cases() -> Vec<Case> {
         let mut rng = Rng::new(77);
         let mut v = Vec::new();
@@ -835,6 +945,11 @@ pub mod harness {
             .and_then(|v| v.parse().ok())
             .unwrap_or(300);
         all.extend(random_od_cases(od_random));
+        let fmt_random = std::env::var("FMT_RANDOM_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300);
+        all.extend(random_fmt_cases(fmt_random));
         let (mut pass, mut fail, mut skip) = (0, 0, 0);
         let mut per_tool: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         let mut failures = Vec::new();
@@ -855,7 +970,8 @@ pub mod harness {
             let random = case.name.starts_with("diff/random")
                 || case.name.starts_with("diff/expensive")
                 || case.name.starts_with("ls/random")
-                || case.name.starts_with("od/random");
+                || case.name.starts_with("od/random")
+                || case.name.starts_with("fmt/random");
             match check(case, !random) {
                 None => {
                     println!("SKIP {} (InterCode file systems not found)", case.name);
