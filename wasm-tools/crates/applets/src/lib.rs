@@ -5,6 +5,8 @@
 //! the multicall module uses (argv[0] is the applet name as invoked).
 
 mod common;
+/// The current directory as an absolute sandbox path.
+pub use common::exec::current_dir;
 /// glibc's `getopt_long`, for the box's checks of command lines before a crate runs.
 pub use common::getopt;
 /// The sandbox's file-creation mask (processes do not change it).

@@ -9,6 +9,7 @@ mod cp_modes;
 mod cp_parents;
 mod date_format;
 mod date_set;
+mod device_operands;
 mod gnu_usage;
 mod libc_paths;
 mod missing_destination;
@@ -86,6 +87,9 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
         return shell::main(args, &applet_names());
     }
     let args = stdin_as_dash(name, args);
+    if let Some(status) = device_operands::run(name, &args) {
+        return status;
+    }
     if let Some((_, f)) = LOCAL.iter().find(|(n, _)| *n == name) {
         return f(args);
     }
