@@ -7,6 +7,8 @@
 //!   as a child with that operand as `-` and the device, opened by the host, as its standard
 //!   input. These readers print no file names for a lone operand, so nothing shows the swap.
 //! - `tee` drops `/dev/null` operands: writing there and not writing are the same.
+//! - `cp FILE /dev/null` copies into the device, which keeps nothing (it wrote into the
+//!   tree's `/dev/null`).
 //! - `mv SRC /dev/null` fails as on Linux: a device cannot be replaced by a rename, and
 //!   removing it is refused.
 
@@ -29,6 +31,7 @@ pub fn run(name: &str, args: &[OsString]) -> Option<i32> {
     match name {
         "tee" => Some(tee_without_null(args)),
         "mv" => mv_onto_device(args),
+        "cp" => cp_into_sink(args),
         _ if READERS.contains(&name) => read_device(name, args),
         _ => None,
     }
@@ -76,6 +79,49 @@ fn tee_without_null(args: &[OsString]) -> i32 {
         .map(|(_, a)| a.clone())
         .collect();
     crate::dispatch_uutil("tee", args)
+}
+
+/// Devices that swallow what is written to them.
+const SINKS: &[&str] = &["/dev/null", "/dev/zero"];
+
+/// `cp FILE /dev/null`: the file is read and its bytes vanish; `-v` names the copy. Other
+/// sources (missing, directories) are cp's own messages.
+fn cp_into_sink(args: &[OsString]) -> Option<i32> {
+    let mut verbose = false;
+    let mut operands = Vec::new();
+    for a in args.iter().skip(1) {
+        let a = a.to_string_lossy();
+        match a.as_ref() {
+            "--verbose" => verbose = true,
+            "--force" | "--" => {}
+            _ if a.starts_with("--") => return None,
+            _ if a.len() > 1 && a.starts_with('-') => {
+                if !a[1..].chars().all(|c| "fvparR".contains(c)) {
+                    return None;
+                }
+                verbose |= a.contains('v');
+            }
+            _ => operands.push(a.into_owned()),
+        }
+    }
+    let [source, target] = operands.as_slice() else {
+        return None;
+    };
+    if !SINKS.contains(&target.as_str()) {
+        return None;
+    }
+    if !hostcalls::stat(source, true).is_ok_and(|st| st.is_file()) {
+        return None;
+    }
+    if verbose {
+        let _ = writeln!(
+            std::io::stdout(),
+            "{} -> {}",
+            applets::shell_quote(source),
+            applets::shell_quote(target)
+        );
+    }
+    Some(0)
 }
 
 /// Ubuntu 22.04's `mv FILE /dev/null`: rename(2) cannot replace a device on another file
