@@ -2,7 +2,7 @@
 //! (`python3 [option] ... [-c cmd | -m mod | file | -] [arg] ...`) on RustPython.
 //!
 //! The host runs this module as a process of the bash action when the shell starts `python3`,
-//! with the episode's tree preopened as `/` and the shell's stdio, environment and `$PWD`, so
+//! with the episode's tree preopened as `/` and the shell's stdio, environment and directory, so
 //! scripts see the agent's files and nothing else. The messages and exit statuses of bad usage
 //! follow CPython 3.10 (Ubuntu 22.04's `python3`, the one upstream's bash image had).
 

@@ -207,9 +207,9 @@ const REPL_ARGV0: &str = "intercode-python-repl";
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.first().map(String::as_str) != Some(REPL_ARGV0) {
-        // WASI has no working directory of its own; the shell passes it in `$PWD`.
-        if let Ok(pwd) = std::env::var("PWD") {
-            let _ = std::env::set_current_dir(pwd);
+        // WASI has no working directory of its own; the host passes it in the environment.
+        if let Some(dir) = hostcalls::take_start_dir() {
+            let _ = std::env::set_current_dir(dir);
         }
         let program = args.first().cloned().unwrap_or_else(|| "python3".into());
         let code = cli::main(&program, args.get(1..).unwrap_or_default());

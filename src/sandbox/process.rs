@@ -131,18 +131,12 @@ fn run_inner(
         .stdin(InputFile::new(stdin.try_clone()?))
         .stdout(GuestOutput::stdout(stdout.try_clone()?, &stderr_lines))
         .stderr(GuestOutput::stderr(&stderr_lines));
-    // `PWD` is where the process starts (WASI has no cwd of its own); it keeps its place in
-    // the environment, which `env` prints in the order the shell arranged.
+    // The environment is the parent's, as it arranged it; where the process starts goes in a
+    // variable of its own (WASI has no cwd), which the guest takes out at start.
     for (k, v) in &spec.env {
-        if k == "PWD" {
-            builder.env(k, &spec.cwd);
-        } else {
-            builder.env(k, v);
-        }
+        builder.env(k, v);
     }
-    if !spec.env.iter().any(|(k, _)| k == "PWD") {
-        builder.env("PWD", &spec.cwd);
-    }
+    builder.env(hostcalls::CWD_VAR, &spec.cwd);
     builder.preopened_dir(&action.root_path, "/", FsPerms::ReadWrite)?;
     if let Some(clock) = &action.clock {
         builder.wall_clock(clock.clone());

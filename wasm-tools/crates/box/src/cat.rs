@@ -134,11 +134,10 @@ pub fn main(args: Vec<OsString>) -> i32 {
 /// Runs `cat ARGS` as a child with this process's stdio, environment and cwd.
 fn run_child(argv: Vec<String>) -> i32 {
     let _ = std::io::stdout().flush();
-    let cwd = std::env::var("PWD").unwrap_or_else(|_| "/".into());
     let request = hostcalls::SpawnRequest {
         argv,
         env: std::env::vars().collect(),
-        cwd,
+        cwd: applets::current_dir(),
         stdio: [hostcalls::STDIN, hostcalls::STDOUT, hostcalls::STDERR],
     };
     match hostcalls::spawn(&request).and_then(hostcalls::wait) {

@@ -216,8 +216,8 @@ fn split_optional_value_bundles(args: Vec<OsString>, flag: char) -> Vec<OsString
 }
 
 fn main() {
-    if let Some(pwd) = std::env::var_os("PWD") {
-        let _ = std::env::set_current_dir(&pwd);
+    if let Some(dir) = hostcalls::take_start_dir() {
+        let _ = std::env::set_current_dir(&dir);
     }
     let args: Vec<OsString> = std::env::args_os().collect();
     let name = args

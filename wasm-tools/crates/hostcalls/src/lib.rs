@@ -33,6 +33,40 @@ pub type Handle = u32;
 /// A child process started with [`spawn`].
 pub type Pid = u32;
 
+/// The environment variable in which the host hands a new process its working directory
+/// (WASI has none of its own). The process takes it out of its environment at start
+/// ([`take_start_dir`]), so `env` shows only what the parent exported: `env -i A=1 env`
+/// prints `A=1` alone, as on Linux, where a host-made `PWD` used to appear.
+pub const CWD_VAR: &str = "INTERCODE_CWD";
+
+/// This process's starting directory, removed from its environment: [`CWD_VAR`], or `PWD`
+/// from a host that sets only that; [`start_dir`] gives it again later. Call it first in
+/// `main`, before any thread starts.
+pub fn take_start_dir() -> Option<String> {
+    let dir = std::env::var(CWD_VAR).ok();
+    if dir.is_some() {
+        // SAFETY: called first thing in a process's `main`, before it starts any thread, so
+        // nothing reads the environment meanwhile.
+        #[allow(unsafe_code)]
+        unsafe {
+            std::env::remove_var(CWD_VAR)
+        };
+    }
+    let dir = dir.or_else(|| std::env::var("PWD").ok());
+    if let Some(d) = &dir {
+        let _ = START_DIR.set(d.clone());
+    }
+    dir
+}
+
+static START_DIR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// The directory [`take_start_dir`] found, as the host gave it (a directory removed since is
+/// still named: the shell keeps `$PWD` as bash does).
+pub fn start_dir() -> Option<&'static str> {
+    START_DIR.get().map(String::as_str)
+}
+
 pub const STDIN: Handle = 0;
 pub const STDOUT: Handle = 1;
 pub const STDERR: Handle = 2;

@@ -148,7 +148,11 @@ impl Shell {
                 },
             );
         }
-        let cwd = std::env::var("PWD").unwrap_or_else(|_| "/".into());
+        // Where the host started this process.
+        let cwd = hostcalls::start_dir()
+            .map(str::to_string)
+            .or_else(|| std::env::var("PWD").ok())
+            .unwrap_or_else(|| "/".into());
         let pid: u32 = std::env::var("INTERCODE_PID")
             .ok()
             .and_then(|p| p.parse().ok())
@@ -431,7 +435,8 @@ impl Shell {
         for (k, v) in extra {
             env.insert(k.clone(), v.clone());
         }
-        env.insert("PWD".into(), self.cwd.clone());
+        // bash exports PWD; an assignment before the command (`PWD=/x printenv PWD`) wins.
+        env.entry("PWD".into()).or_insert_with(|| self.cwd.clone());
         env.into_iter().collect()
     }
 

@@ -138,12 +138,9 @@ fn spawn(
         }
         None => current_dir(),
     };
-    let mut env = env.unwrap_or_else(|| std::env::vars().collect());
-    // The child's PWD is where it starts; it keeps its place in the environment.
-    match env.iter_mut().find(|(k, _)| k == "PWD") {
-        Some((_, v)) => v.clone_from(&cwd),
-        None => env.push(("PWD".to_string(), cwd.clone())),
-    }
+    // The environment passes as it is (`PWD` included, stale or absent, as exec leaves it);
+    // where the child starts travels beside it.
+    let env = env.unwrap_or_else(|| std::env::vars().collect());
     let mut full = Vec::with_capacity(argv.len());
     full.push(resolved);
     full.extend(argv[1..].iter().cloned());

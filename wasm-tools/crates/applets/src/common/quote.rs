@@ -11,18 +11,26 @@ pub fn escape(name: &str) -> String {
                 out.push('\\');
                 out.push(b as char);
             }
-            7 => out.push_str("\\a"),
-            8 => out.push_str("\\b"),
-            9 => out.push_str("\\t"),
-            10 => out.push_str("\\n"),
-            11 => out.push_str("\\v"),
-            12 => out.push_str("\\f"),
-            13 => out.push_str("\\r"),
-            0x20..=0x7e => out.push(b as char),
-            _ => out.push_str(&format!("\\{b:03o}")),
+            _ => push_c_escaped(&mut out, b),
         }
     }
     out
+}
+
+/// A byte as C writes it in a string: printable ASCII as itself, `\a \b \t \n \v \f \r` for
+/// those controls, three-digit octal for the rest.
+fn push_c_escaped(out: &mut String, b: u8) {
+    match b {
+        7 => out.push_str("\\a"),
+        8 => out.push_str("\\b"),
+        9 => out.push_str("\\t"),
+        10 => out.push_str("\\n"),
+        11 => out.push_str("\\v"),
+        12 => out.push_str("\\f"),
+        13 => out.push_str("\\r"),
+        0x20..=0x7e => out.push(b as char),
+        _ => out.push_str(&format!("\\{b:03o}")),
+    }
 }
 
 /// gnulib's `quote` in the C locale (upstream's agents ran without a locale), as `mkdir`,
@@ -38,15 +46,7 @@ pub fn locale(name: &str) -> String {
                 out.push('\\');
                 out.push(b as char);
             }
-            7 => out.push_str("\\a"),
-            8 => out.push_str("\\b"),
-            9 => out.push_str("\\t"),
-            10 => out.push_str("\\n"),
-            11 => out.push_str("\\v"),
-            12 => out.push_str("\\f"),
-            13 => out.push_str("\\r"),
-            0x20..=0x7e => out.push(b as char),
-            _ => out.push_str(&format!("\\{b:03o}")),
+            _ => push_c_escaped(&mut out, b),
         }
     }
     out.push('\'');
@@ -82,16 +82,7 @@ fn shell_escaped(bytes: &[u8], unprintable: impl Fn(u8) -> bool) -> String {
                 out.push_str("'$'");
                 escaping = true;
             }
-            match b {
-                7 => out.push_str("\\a"),
-                8 => out.push_str("\\b"),
-                9 => out.push_str("\\t"),
-                10 => out.push_str("\\n"),
-                11 => out.push_str("\\v"),
-                12 => out.push_str("\\f"),
-                13 => out.push_str("\\r"),
-                _ => out.push_str(&format!("\\{b:03o}")),
-            }
+            push_c_escaped(&mut out, b);
         } else {
             if escaping {
                 out.push_str("''");
