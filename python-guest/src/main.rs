@@ -208,9 +208,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.first().map(String::as_str) != Some(REPL_ARGV0) {
         // WASI has no working directory of its own; the host passes it in the environment.
-        if let Some(dir) = hostcalls::take_start_dir() {
-            let _ = std::env::set_current_dir(dir);
-        }
+        hostcalls::enter_start_dir();
         let program = args.first().cloned().unwrap_or_else(|| "python3".into());
         let code = cli::main(&program, args.get(1..).unwrap_or_default());
         let _ = std::io::Write::flush(&mut std::io::stdout());

@@ -216,9 +216,7 @@ fn split_optional_value_bundles(args: Vec<OsString>, flag: char) -> Vec<OsString
 }
 
 fn main() {
-    if let Some(dir) = hostcalls::take_start_dir() {
-        let _ = std::env::set_current_dir(&dir);
-    }
+    hostcalls::enter_start_dir();
     let args: Vec<OsString> = std::env::args_os().collect();
     let name = args
         .first()

@@ -227,3 +227,21 @@ pub fn proc_signal(pid: Pid, sig: i32) -> io::Result<()> {
     // SAFETY: no pointers.
     check(unsafe { raw::proc_signal(pid, sig) })
 }
+
+/// Makes `dir` the working directory even when it no longer exists (WASI's `chdir` refuses
+/// that), so that names relative to it fail as they do in a removed directory on Linux
+/// instead of resolving against `/`. wasi-libc keeps the directory as this string.
+#[allow(unsafe_code)]
+pub fn force_cwd(dir: &str) {
+    unsafe extern "C" {
+        static mut __wasilibc_cwd: *mut std::ffi::c_char;
+    }
+    let Ok(dir) = std::ffi::CString::new(dir) else {
+        return;
+    };
+    // SAFETY: the process is single-threaded (WASI preview 1); the string comes from the
+    // allocator wasi-libc's `chdir` frees it with, and stays valid until it does.
+    unsafe {
+        __wasilibc_cwd = dir.into_raw();
+    }
+}

@@ -59,6 +59,18 @@ pub fn take_start_dir() -> Option<String> {
     dir
 }
 
+/// Enters the directory the host started this process in ([`take_start_dir`]), even one
+/// removed since: relative names then fail there (`touch f` in a removed directory), as on
+/// Linux, where they used to resolve against `/`.
+pub fn enter_start_dir() {
+    if let Some(dir) = take_start_dir()
+        && std::env::set_current_dir(&dir).is_err()
+        && dir.starts_with('/')
+    {
+        imp::force_cwd(&dir);
+    }
+}
+
 static START_DIR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// The directory [`take_start_dir`] found, as the host gave it (a directory removed since is

@@ -209,3 +209,6 @@ pub fn proc_signal(pid: Pid, sig: i32) -> io::Result<()> {
         Err(io::Error::from_raw_os_error(3))
     }
 }
+
+/// Natively a removed directory cannot be entered again; the process stays where it is.
+pub fn force_cwd(_dir: &str) {}
