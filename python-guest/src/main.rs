@@ -200,6 +200,26 @@ pub extern "C" fn preinit() {
     }
 }
 
+/// CPython's C locale coercion (PEP 538), which Ubuntu 22.04's `python3` does: when `LC_ALL`
+/// is unset and the character-type locale comes out as C (`LC_CTYPE`, else `LANG`, unset or
+/// naming a locale the minimized image lacks), it sets `LC_CTYPE=C.UTF-8` in its own
+/// environment, so `os.environ` and its child processes show it. Upstream ran without a locale.
+fn coerce_c_locale() {
+    let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    if get("LC_ALL").is_some() || get("PYTHONCOERCECLOCALE").as_deref() == Some("0") {
+        return;
+    }
+    let ctype = get("LC_CTYPE").or_else(|| get("LANG"));
+    // The minimized image has only C, POSIX and C.UTF-8.
+    let utf8 = ctype
+        .as_deref()
+        .is_some_and(|v| v.eq_ignore_ascii_case("C.UTF-8") || v.eq_ignore_ascii_case("C.utf8"));
+    if !utf8 {
+        // SAFETY: called at the start of `main`, before the interpreter or any thread exists.
+        unsafe { std::env::set_var("LC_CTYPE", "C.UTF-8") };
+    }
+}
+
 /// argv[0] with which the host starts the REPL. A bash user cannot reach this mode usefully: in
 /// the bash sandbox the request imports trap.
 const REPL_ARGV0: &str = "intercode-python-repl";
@@ -209,6 +229,7 @@ fn main() {
     if args.first().map(String::as_str) != Some(REPL_ARGV0) {
         // WASI has no working directory of its own; the host passes it in the environment.
         hostcalls::enter_start_dir();
+        coerce_c_locale();
         let program = args.first().cloned().unwrap_or_else(|| "python3".into());
         let code = cli::main(&program, args.get(1..).unwrap_or_default());
         let _ = std::io::Write::flush(&mut std::io::stdout());
