@@ -13,7 +13,7 @@ use crate::common::io::{prog, report, run_main, usage, write_failed};
 use crate::common::xstrtol::{NumError, xstrtoumax};
 use crate::common::{Io, gnu_version, quote, sys};
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 pub fn main(args: Vec<OsString>) -> i32 {
     run_main(args, run)
@@ -122,39 +122,28 @@ struct Settings {
 }
 
 /// Bytes one at a time, as `getc` hands them out; a read error is the end.
-struct Bytes<'a> {
-    inner: &'a mut dyn Read,
-    buf: Vec<u8>,
-    pos: usize,
-    len: usize,
-}
+struct Bytes<'a>(BufReader<&'a mut dyn Read>);
 
 impl<'a> Bytes<'a> {
     fn new(inner: &'a mut dyn Read) -> Self {
-        Bytes {
-            inner,
-            buf: vec![0; 1 << 16],
-            pos: 0,
-            len: 0,
-        }
+        Bytes(BufReader::with_capacity(1 << 16, inner))
     }
 
     fn getc(&mut self) -> Ch {
-        if self.pos == self.len {
-            self.pos = 0;
-            self.len = loop {
-                match self.inner.read(&mut self.buf) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => break 0,
-                }
+        loop {
+            let next = match self.0.fill_buf() {
+                Ok(buf) => buf.first().copied(),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => None,
             };
-            if self.len == 0 {
-                return EOF;
-            }
+            return match next {
+                Some(b) => {
+                    self.0.consume(1);
+                    Ch::from(b)
+                }
+                None => EOF,
+            };
         }
-        self.pos += 1;
-        Ch::from(self.buf[self.pos - 1])
     }
 }
 

@@ -118,12 +118,7 @@ fn validate(file: &str, basic: bool, extra: bool) -> Result<(), String> {
         let portable = |b: &u8| b.is_ascii_alphanumeric() || b"/._-".contains(b);
         if let Some(&bad) = bytes.iter().find(|b| !portable(b)) {
             // In the C locale every byte is a character of its own.
-            let shown = quote::locale(&String::from_utf8_lossy(&[bad]));
-            let shown = if bad >= 0x80 {
-                format!("'\\{bad:03o}'")
-            } else {
-                shown
-            };
+            let shown = quote::locale_bytes(&[bad]);
             return Err(format!(
                 "nonportable character {shown} in file name {}",
                 quote::shell_always(file)

@@ -35,14 +35,14 @@ pub type Pid = u32;
 
 /// The environment variable in which the host hands a new process its working directory
 /// (WASI has none of its own). The process takes it out of its environment at start
-/// ([`take_start_dir`]), so `env` shows only what the parent exported: `env -i A=1 env`
+/// ([`enter_start_dir`]), so `env` shows only what the parent exported: `env -i A=1 env`
 /// prints `A=1` alone, as on Linux, where a host-made `PWD` used to appear.
 pub const CWD_VAR: &str = "INTERCODE_CWD";
 
 /// This process's starting directory, removed from its environment: [`CWD_VAR`], or `PWD`
-/// from a host that sets only that; [`start_dir`] gives it again later. Call it first in
-/// `main`, before any thread starts.
-pub fn take_start_dir() -> Option<String> {
+/// from a host that sets only that; [`start_dir`] gives it again later. Called first in
+/// `main` (through [`enter_start_dir`]), before any thread starts.
+fn take_start_dir() -> Option<String> {
     let dir = std::env::var(CWD_VAR).ok();
     if dir.is_some() {
         // SAFETY: called first thing in a process's `main`, before it starts any thread, so
@@ -59,8 +59,7 @@ pub fn take_start_dir() -> Option<String> {
     dir
 }
 
-/// Enters the directory the host started this process in ([`take_start_dir`]), even one
-/// removed since: relative names then fail there (`touch f` in a removed directory), as on
+/// Enters the directory the host started this process in, even one removed since: relative names then fail there (`touch f` in a removed directory), as on
 /// Linux, where they used to resolve against `/`.
 pub fn enter_start_dir() {
     if let Some(dir) = take_start_dir()
@@ -73,7 +72,7 @@ pub fn enter_start_dir() {
 
 static START_DIR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-/// The directory [`take_start_dir`] found, as the host gave it (a directory removed since is
+/// The directory [`enter_start_dir`] found, as the host gave it (a directory removed since is
 /// still named: the shell keeps `$PWD` as bash does).
 pub fn start_dir() -> Option<&'static str> {
     START_DIR.get().map(String::as_str)

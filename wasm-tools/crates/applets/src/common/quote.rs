@@ -38,9 +38,14 @@ fn push_c_escaped(out: &mut String, b: u8) {
 /// for control characters and three-digit octal for other unprintable bytes (every byte ≥ 0x80
 /// in the C locale).
 pub fn locale(name: &str) -> String {
+    locale_bytes(name.as_bytes())
+}
+
+/// [`locale`] of bytes that need not be UTF-8 (`pathchk` shows one byte of a name).
+pub fn locale_bytes(name: &[u8]) -> String {
     let mut out = String::with_capacity(name.len() + 2);
     out.push('\'');
-    for &b in name.as_bytes() {
+    for &b in name {
         match b {
             b'\\' | b'\'' => {
                 out.push('\\');
