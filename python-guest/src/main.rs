@@ -111,6 +111,8 @@ fn load_harness(vm: &VirtualMachine) -> Result<PyObjectRef, String> {
         .get_attr("setrecursionlimit", vm)
         .and_then(|f| f.call((RECURSION_LIMIT,), vm))
         .map_err(|_| "cannot set the recursion limit".to_string())?;
+    // After the harness, which sets up the streams this `print` writes to.
+    stdio::fast_print(vm).map_err(|_| "cannot install print".to_string())?;
     // The harness request is answered like any other: the interpreter is ready.
     reply(b"o");
     Ok(handle)

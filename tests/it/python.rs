@@ -163,6 +163,34 @@ fn observation_has_stdout_and_stderr_and_info_has_the_pair() {
         .observes_containing("SyntaxError");
 }
 
+/// `print` writes the REPL's streams directly (python-guest/src/stdio.rs); what it must keep
+/// from CPython beyond the differential cases, which cannot close the shared stdout.
+#[test]
+fn print_keeps_cpythons_behaviour_around_the_streams() {
+    let mut ep = Episode::on(0);
+    // A stream closed by the action: CPython's ValueError, nothing written.
+    ep.step("import sys; sys.stderr.close()")
+        .executed(true)
+        .step("print('lost', file=sys.stderr)")
+        .executed(false)
+        .observes_containing("ValueError")
+        .observes_containing("closed file");
+    // stdout still works, interleaved with direct writes in order.
+    ep.step("sys.stdout.write('a'); print('b', 1, end=''); sys.stdout.write('c\\n')")
+        .observes("ab 1c");
+    // A replaced stdout gets every print; restoring it brings the fast path back.
+    ep.step("import io; old = sys.stdout; sys.stdout = io.StringIO(); print(7, 8, sep='+')")
+        .observes("")
+        .step("got = sys.stdout.getvalue(); sys.stdout = old; print(repr(got))")
+        .observes("'7+8\\n'");
+    // Rebinding print, and the builtin behind it, as CPython allows.
+    ep.step("import builtins; p = builtins.print; builtins.print = lambda *a, **k: p('wrapped', *a, **k)")
+        .step("print(1)")
+        .observes("wrapped 1")
+        .step("builtins.print = p; print(2 ** 70, -5, True, 2.5, sep=',')")
+        .observes("1180591620717411303424,-5,True,2.5");
+}
+
 #[test]
 fn every_episode_starts_from_a_fresh_interpreter() {
     let mut env = fixture_env(options());
