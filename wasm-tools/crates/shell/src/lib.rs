@@ -38,14 +38,25 @@ pub fn parse(text: &str) -> Result<brush_parser::ast::Program, String> {
 /// up in `PATH` and finds the program agents meant to run (`bash cat f.txt`), which it
 /// refuses as a binary, in Ubuntu 22.04's bash 5.1 words (upstream's logs:
 /// `/usr/bin/cat: /usr/bin/cat: cannot execute binary file`); dash does not search.
+/// A directory: bash names it twice and refuses it (`dir1: dir1: Is a directory`, 126); dash
+/// reads it as an empty script.
 fn script_not_read(
     shell: &Shell,
     argv0: &str,
-    file: &str,
+    (file, path): (&str, &str),
     e: &std::io::Error,
     applets: &[&str],
 ) -> i32 {
     let missing = e.kind() == std::io::ErrorKind::NotFound;
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return match shell.dialect {
+            dialect::Dialect::Dash => 0,
+            dialect::Dialect::Bash => {
+                shell.err(&format!("{file}: {file}: Is a directory\n"));
+                126
+            }
+        };
+    }
     match shell.dialect {
         dialect::Dialect::Dash => {
             let why = if missing {
@@ -211,7 +222,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
                             shell.positional = args[i + 1..].to_vec();
                             shell.run_script_text(&text)
                         }
-                        None => script_not_read(&shell, &argv0, file, &e, applets),
+                        None => script_not_read(&shell, &argv0, (file, &path), &e, applets),
                     },
                 }
             }
