@@ -301,29 +301,35 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             }
         }
     } else {
-        let text = match mode_text {
-            Some(m) => m,
+        let (text, positional) = match mode_text {
+            Some(m) => (m, false),
             None => {
                 if operands.is_empty() {
                     return usage_err(io, "missing operand");
                 }
-                operands.remove(0)
+                (operands.remove(0), true)
             }
         };
+        // GNU counts the files before it reads the mode: `chmod foo` lacks an operand (after
+        // the last argument, when the mode was one), it is not an invalid mode.
+        if operands.is_empty() {
+            if !positional {
+                return usage_err(io, "missing operand");
+            }
+            let last = args.last().cloned().unwrap_or_default();
+            return usage_err(
+                io,
+                &format!("missing operand after {}", quote::shell_always(&last)),
+            );
+        }
         match ModeChange::parse(&text) {
             Some(c) => (Some(c), None),
             None => return usage_err(io, &format!("invalid mode: {}", quote::shell_always(&text))),
         }
     };
     if operands.is_empty() {
-        if reference.is_some() {
-            return usage_err(io, "missing operand");
-        }
-        let last = args.last().cloned().unwrap_or_default();
-        return usage_err(
-            io,
-            &format!("missing operand after {}", quote::shell_always(&last)),
-        );
+        // Only with --reference (the mode's branch counted the files already).
+        return usage_err(io, "missing operand");
     }
     let mut c = Chmod {
         io,
@@ -390,6 +396,10 @@ mod tests {
         assert_eq!(
             chmod(d.path(), &["644"]).2,
             "chmod: missing operand after '644'\nTry 'chmod --help' for more information.\n"
+        );
+        assert_eq!(
+            chmod(d.path(), &["zz"]).2,
+            "chmod: missing operand after 'zz'\nTry 'chmod --help' for more information.\n"
         );
         assert_eq!(
             chmod(d.path(), &["zz", "x"]).2,

@@ -137,7 +137,17 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         return Some(1);
     }
     let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
-    let err = app().try_get_matches_from(args.iter()).err()?;
+    let parsed = app().try_get_matches_from(args.iter());
+    if let Ok(matches) = &parsed
+        && let Some(message) = operands_refused(name, matches, args)
+    {
+        let _ = write!(
+            std::io::stderr(),
+            "{message}\nTry '{name} --help' for more information.\n"
+        );
+        return Some(*status);
+    }
+    let err = parsed.err()?;
     // Options are checked before operands, as getopt reads them all first.
     let extra = || {
         extra_operand(name, args).map(|w| format!("{name}: extra operand {}", c_locale_quote(&w)))
@@ -156,7 +166,7 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         return Some(*status);
     }
     let message = match err.kind() {
-        ErrorKind::MissingRequiredArgument => missing_operand(name, args),
+        ErrorKind::MissingRequiredArgument | ErrorKind::TooFewValues => missing_operand(name, args),
         ErrorKind::UnknownArgument => {
             let Some(ContextValue::String(bad)) = err.get(ContextKind::InvalidArg) else {
                 return None;
@@ -274,6 +284,52 @@ fn checksum_options_refused(args: &[OsString]) -> Option<&'static str> {
     .map(|(_, message)| message)
 }
 
+/// GNU's refusal of a command line clap accepts: `cp FILE` or `mv FILE` alone (uutils says
+/// the first line of GNU's message but not the second, or clap's words), `truncate FILE`
+/// without a size.
+fn operands_refused(name: &str, matches: &clap::ArgMatches, args: &[OsString]) -> Option<String> {
+    match name {
+        "cp" | "mv" => {
+            let id = if name == "cp" { "paths" } else { "files" };
+            let paths: Vec<_> = matches.get_raw(id)?.collect();
+            let [only] = paths.as_slice() else {
+                return None;
+            };
+            if matches.get_raw("target-directory").is_some() {
+                return None;
+            }
+            Some(format!(
+                "{name}: missing destination file operand after {}",
+                c_locale_quote(&only.to_string_lossy())
+            ))
+        }
+        "truncate" if !truncate_has_size(args) => Some(TRUNCATE_NEEDS_SIZE.to_string()),
+        _ => None,
+    }
+}
+
+/// GNU truncate's first check, before it counts its operands.
+const TRUNCATE_NEEDS_SIZE: &str = "truncate: you must specify either '--size' or '--reference'";
+
+/// Whether a `truncate` command line gives `-s`/`--size` or `-r`/`--reference` (the only
+/// short options that take a value, so a bundle's letters up to one of them are flags).
+fn truncate_has_size(args: &[OsString]) -> bool {
+    for arg in args.iter().skip(1).map(|a| a.to_string_lossy()) {
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let name = long.split_once('=').map_or(long, |(n, _)| n);
+            if !name.is_empty() && ("size".starts_with(name) || "reference".starts_with(name)) {
+                return true;
+            }
+        } else if arg.len() > 1 && arg.starts_with('-') && arg[1..].contains(['s', 'r']) {
+            return true;
+        }
+    }
+    false
+}
+
 /// GNU's line for a command line without the operands the utility needs (`readlink`,
 /// `cp a`).
 fn missing_operand(name: &str, args: &[OsString]) -> String {
@@ -283,7 +339,17 @@ fn missing_operand(name: &str, args: &[OsString]) -> String {
         .map(|a| a.to_string_lossy().into_owned())
         .filter(|a| a == "-" || !a.starts_with('-'))
         .collect();
+    if name == "truncate" && !truncate_has_size(args) {
+        return TRUNCATE_NEEDS_SIZE.to_string();
+    }
+    let target_given = args.iter().skip(1).any(|a| {
+        let a = a.to_string_lossy();
+        a.starts_with("--target-directory")
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('t'))
+    });
     match (name, operands.as_slice()) {
+        ("cp" | "mv", _) if target_given => format!("{name}: missing file operand"),
+        ("csplit", [.., last]) => format!("{name}: missing operand after {}", c_locale_quote(last)),
         ("cp" | "mv", [only]) => format!(
             "{name}: missing destination file operand after {}",
             c_locale_quote(only)
