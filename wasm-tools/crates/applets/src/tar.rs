@@ -2075,6 +2075,19 @@ impl Tar {
         } else {
             match fs::File::open(path_of(&file)) {
                 Ok(f) => Box::new(f),
+                // With -z GNU opens the archive in its gzip child, which reports the failure,
+                // and the parent reports the child's status.
+                Err(e) if self.opts.gzip => {
+                    let _ = self.out.flush();
+                    let _ = writeln!(
+                        self.err,
+                        "tar (child): {}: Cannot open: {}\n\
+                         tar (child): Error is not recoverable: exiting now",
+                        quoted(&file),
+                        strerror(&e)
+                    );
+                    return Err(self.fatal("Child returned status 2"));
+                }
                 Err(e) => {
                     return Err(self.fatal(format!(
                         "{}: Cannot open: {}",

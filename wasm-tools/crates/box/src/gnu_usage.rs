@@ -136,6 +136,18 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         );
         return Some(1);
     }
+    let during_options = match name {
+        "cut" => cut_option_refused(args),
+        "seq" => seq_extra_operand(args),
+        _ => None,
+    };
+    if let Some(message) = during_options {
+        let _ = write!(
+            std::io::stderr(),
+            "{message}\nTry '{name} --help' for more information.\n"
+        );
+        return Some(1);
+    }
     let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
     let parsed = app().try_get_matches_from(args.iter());
     if let Ok(matches) = &parsed
@@ -282,6 +294,116 @@ fn checksum_options_refused(args: &[OsString]) -> Option<&'static str> {
     .into_iter()
     .find(|(option, _)| has(option))
     .map(|(_, message)| message)
+}
+
+/// `cut` given a second list (`-b1 -c1`, even `-f1 -f2`) or a delimiter of more than one byte
+/// (`-d -f1` takes `-f1` as the delimiter): GNU refuses these as getopt reaches them, so an
+/// unknown option before them is reported instead (left to the checks that follow).
+fn cut_option_refused(args: &[OsString]) -> Option<String> {
+    const REFUSED: &str = "cut: only one type of list may be specified";
+    const DELIMITER: &str = "cut: the delimiter must be a single character";
+    let mut lists = 0;
+    let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            return None;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, inline) = long
+                .split_once('=')
+                .map_or((long, false), |(n, _)| (n, true));
+            let known = [
+                "bytes",
+                "characters",
+                "fields",
+                "delimiter",
+                "complement",
+                "only-delimited",
+                "output-delimiter",
+                "zero-terminated",
+            ];
+            let [found] = known
+                .iter()
+                .filter(|k| !name.is_empty() && k.starts_with(name))
+                .collect::<Vec<_>>()[..]
+            else {
+                return None;
+            };
+            if ["bytes", "characters", "fields"].contains(found) {
+                lists += 1;
+                if lists > 1 {
+                    return Some(REFUSED.to_string());
+                }
+            }
+            let takes_value = [
+                "bytes",
+                "characters",
+                "fields",
+                "delimiter",
+                "output-delimiter",
+            ];
+            let value = if inline {
+                long.split_once('=').map(|(_, v)| v.to_string())
+            } else if takes_value.contains(found) {
+                words.next().map(|v| v.into_owned())
+            } else {
+                None
+            };
+            if *found == "delimiter" && value.is_some_and(|v| v.len() > 1) {
+                return Some(DELIMITER.to_string());
+            }
+            continue;
+        }
+        if !word.starts_with('-') || word == "-" {
+            continue;
+        }
+        for (at, c) in word.char_indices().skip(1) {
+            match c {
+                'b' | 'c' | 'f' | 'd' => {
+                    if c != 'd' {
+                        lists += 1;
+                        if lists > 1 {
+                            return Some(REFUSED.to_string());
+                        }
+                    }
+                    let value = if at + 1 == word.len() {
+                        words.next().map(|v| v.into_owned())
+                    } else {
+                        Some(word[at + 1..].to_string())
+                    };
+                    if c == 'd' && value.is_some_and(|v| v.len() > 1) {
+                        return Some(DELIMITER.to_string());
+                    }
+                    break;
+                }
+                'n' | 's' | 'z' => {}
+                _ => return None,
+            }
+        }
+    }
+    None
+}
+
+/// `seq` with more than three numbers: GNU names the fourth. A word that starts with `-` and a
+/// digit or a dot is a (negative) number, as GNU's seq reads it.
+fn seq_extra_operand(args: &[OsString]) -> Option<String> {
+    let mut operands = Vec::new();
+    let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
+    let mut options_done = false;
+    while let Some(word) = words.next() {
+        let negative_number = word
+            .strip_prefix('-')
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '.'));
+        if options_done || negative_number || word == "-" || !word.starts_with('-') {
+            operands.push(word.into_owned());
+        } else if word == "--" {
+            options_done = true;
+        } else if matches!(word.as_ref(), "-f" | "-s" | "--format" | "--separator") {
+            words.next();
+        }
+    }
+    let extra = operands.get(3)?;
+    Some(format!("seq: extra operand {}", c_locale_quote(extra)))
 }
 
 /// GNU's refusal of a command line clap accepts: `cp FILE` or `mv FILE` alone (uutils says
@@ -552,6 +674,38 @@ mod tests {
 
     fn args(s: &[&str]) -> Vec<OsString> {
         s.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn refusals_getopt_meets_while_reading_options() {
+        let cut = |s: &[&str]| cut_option_refused(&args(s));
+        assert_eq!(
+            cut(&["cut", "-f1", "-f", "2", "x"]).as_deref(),
+            Some("cut: only one type of list may be specified")
+        );
+        assert_eq!(
+            cut(&["cut", "-sf1", "--ch=2"]).as_deref(),
+            Some("cut: only one type of list may be specified")
+        );
+        assert_eq!(
+            cut(&["cut", "-d", "-f1", "x"]).as_deref(),
+            Some("cut: the delimiter must be a single character")
+        );
+        // An unknown option first is getopt's error, not this one; one list and a one-byte
+        // delimiter are fine.
+        assert_eq!(cut(&["cut", "-x", "-b1", "-c1"]), None);
+        assert_eq!(cut(&["cut", "-d,", "-f", "1", "-d", ":"]), None);
+        let seq = |s: &[&str]| seq_extra_operand(&args(s));
+        assert_eq!(
+            seq(&["seq", "-s", ",", "1", "2", "3", "-4"]).as_deref(),
+            Some("seq: extra operand '-4'")
+        );
+        assert_eq!(seq(&["seq", "-w", "-1", "-2", "-5"]), None);
+        assert!(truncate_has_size(&args(&["truncate", "-cs", "0", "f"])));
+        assert!(truncate_has_size(&args(&["truncate", "--ref=g", "f"])));
+        assert!(!truncate_has_size(&args(&[
+            "truncate", "-c", "f", "--", "-s"
+        ])));
     }
 
     #[test]

@@ -594,7 +594,7 @@ impl Shell {
             args
         };
         let Some(format) = args.first() else {
-            self.error("printf: usage: printf [-v var] format [arguments]");
+            self.err("printf: usage: printf [-v var] format [arguments]\n");
             return 2;
         };
         let (text, status, errors) = crate::printf::format(format, &args[1..]);
@@ -1129,12 +1129,14 @@ impl Shell {
         let mut all = false;
         let mut path_only = false;
         let mut type_only = false;
+        let mut named = false;
         for a in args {
             match a.as_str() {
                 "-a" => all = true,
                 "-p" | "-P" => path_only = true,
                 "-t" => type_only = true,
                 a => {
+                    named = true;
                     let applet = self.applets.iter().any(|x| x == a);
                     if name == "which" {
                         if applet {
@@ -1183,6 +1185,10 @@ impl Shell {
                     }
                 }
             }
+        }
+        // Debian's `which` with nothing to look up finds nothing: status 1.
+        if name == "which" && !named {
+            return 1;
         }
         status
     }
