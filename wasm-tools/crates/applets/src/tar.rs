@@ -1156,6 +1156,17 @@ impl Tar {
         self.status = 2;
     }
 
+    /// What GNU's gzip child says when it cannot open the archive (with -z the child opens it).
+    fn child_cannot_open(&mut self, file: &[u8], e: &io::Error) {
+        let _ = writeln!(
+            self.err,
+            "tar (child): {}: Cannot open: {}\n\
+             tar (child): Error is not recoverable: exiting now",
+            quoted(file),
+            strerror(e)
+        );
+    }
+
     fn fatal(&mut self, m: impl AsRef<str>) -> Fatal {
         self.msg(m);
         self.msg("Error is not recoverable: exiting now");
@@ -1551,13 +1562,7 @@ impl Tar {
                         let first = first.clone();
                         self.member_name(&first);
                     }
-                    let _ = writeln!(
-                        self.err,
-                        "tar (child): {}: Cannot open: {}\n\
-                         tar (child): Error is not recoverable: exiting now",
-                        quoted(&file),
-                        strerror(&e)
-                    );
+                    self.child_cannot_open(&file, &e);
                     child_failed = true;
                     Box::new(io::sink())
                 }
@@ -2079,13 +2084,7 @@ impl Tar {
                 // and the parent reports the child's status.
                 Err(e) if self.opts.gzip => {
                     let _ = self.out.flush();
-                    let _ = writeln!(
-                        self.err,
-                        "tar (child): {}: Cannot open: {}\n\
-                         tar (child): Error is not recoverable: exiting now",
-                        quoted(&file),
-                        strerror(&e)
-                    );
+                    self.child_cannot_open(&file, &e);
                     return Err(self.fatal("Child returned status 2"));
                 }
                 Err(e) => {
