@@ -90,14 +90,16 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
     if let Some(status) = device_operands::run(name, &args) {
         return status;
     }
-    load_messages(name);
     if let Some((_, f)) = LOCAL.iter().find(|(n, _)| *n == name) {
+        load_messages(name);
         return f(args);
     }
     // Our applets first: they replace uutils where uutils falls short on WASI.
     if let Some(f) = applets::lookup(name) {
         return f(args);
     }
+    // From here on what runs is uutils code.
+    load_messages(name);
     if name == "sed" {
         return run_sed(args);
     }
@@ -156,17 +158,12 @@ fn dispatch(name: &str, args: Vec<OsString>) -> i32 {
 
 /// uutils utilities look their messages up by id in an English catalogue embedded in uucore,
 /// which their own binaries load before `uumain` (uucore's `bin!`); without it a message is
-/// its id (`expr: expr-error-missing-operand` for `expr: missing operand`). Loaded here for
-/// the utilities that run uutils code; ours and the shell need none.
+/// its id (`expr: expr-error-missing-operand` for `expr: missing operand`). `dispatch` calls
+/// this where uutils code is about to run; ours and the shell need none.
 fn load_messages(name: &str) {
     let util = if name == "[" { "test" } else { name };
-    let uutils = uutils_table::UUTILS.iter().any(|(n, _)| *n == util)
-        || LOCAL.iter().any(|(n, _)| *n == util)
-        || util == "sed";
-    if uutils && applets::lookup(util).is_none() {
-        // A catalogue that fails to load leaves the ids, as before.
-        let _ = uucore::locale::setup_localization(util);
-    }
+    // A catalogue that fails to load leaves the ids, as before.
+    let _ = uucore::locale::setup_localization(util);
 }
 
 /// A uutils utility, its command line checked for GNU's usage errors first.
