@@ -471,29 +471,18 @@ pub fn parse_clock(s: &str) -> anyhow::Result<intercode::sandbox::PinnedClock> {
 }
 
 fn clock_from_text(s: &str) -> anyhow::Result<intercode::sandbox::PinnedClock> {
+    use chrono::{NaiveDate, NaiveDateTime};
     if let Ok(n) = s.parse::<i64>() {
         return Ok(intercode::sandbox::PinnedClock::at_unix(n));
     }
-    let s = s.trim_end_matches('Z');
-    let (date, time) = s.split_once('T').unwrap_or((s, "00:00:00"));
-    let d: Vec<i64> = date.split('-').map(str::parse).collect::<Result<_, _>>()?;
-    let t: Vec<i64> = time.split(':').map(str::parse).collect::<Result<_, _>>()?;
-    anyhow::ensure!(d.len() == 3 && t.len() == 3, "not a date and time");
-    let days = days_from_civil(d[0], d[1], d[2]);
+    let s = s.strip_suffix('Z').unwrap_or(s);
+    let when = match NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S") {
+        Ok(when) => when,
+        Err(_) => NaiveDate::parse_from_str(s, "%Y-%m-%d")?.and_time(chrono::NaiveTime::MIN),
+    };
     Ok(intercode::sandbox::PinnedClock::at_unix(
-        days * 86400 + t[0] * 3600 + t[1] * 60 + t[2],
+        when.and_utc().timestamp(),
     ))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
 }
 
 #[cfg(test)]
@@ -510,6 +499,15 @@ mod tests {
         let err = format!("{:#}", parse_clock("yesterday").unwrap_err());
         assert!(err.starts_with("--clock \"yesterday\": expected"), "{err}");
         assert!(parse_clock("2023-06-01T00:00").is_err());
+        assert_eq!(
+            parse_clock("2023-06-01").unwrap().unix_seconds(),
+            1_685_577_600
+        );
+        assert_eq!(
+            parse_clock("1969-12-31T23:59:59").unwrap().unix_seconds(),
+            -1
+        );
+        assert!(parse_clock("2023-02-30").is_err());
     }
 
     #[test]

@@ -9,7 +9,9 @@
 
 use crate::common::getopt::{self, OptSpec, flag, with_arg};
 use crate::common::io::run_main;
-use crate::common::time::{Tm, days_from_civil, days_from_julian, julian_from_days, now_ns};
+use crate::common::time::{
+    MONTHS, Tm, days_from_civil, days_from_julian, julian_from_days, now_ns,
+};
 use crate::common::{Io, time};
 use std::ffi::OsString;
 
@@ -57,21 +59,6 @@ fn date_of(n: i64) -> (i64, u32, u32) {
 fn weekday(n: i64) -> i64 {
     (n + 4).rem_euclid(7)
 }
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// One month laid out: its day cells (day of month, or of year with `-j`) in display order.
 struct Month {

@@ -19,6 +19,7 @@
 
 use crate::common::deflate::GzipWriter;
 use crate::common::io::report;
+use crate::common::time;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -352,19 +353,8 @@ fn list_line(
     if verbose {
         match info {
             Some((crc, mtime)) => {
-                let days = mtime.div_euclid(86_400);
-                let secs = mtime.rem_euclid(86_400);
-                let (_, m, d) = civil(days);
-                const MON: [&str; 12] = [
-                    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-                    "Dec",
-                ];
-                s.push_str(&format!(
-                    "defla {crc:08x} {} {d:2} {:02}:{:02} ",
-                    MON[(m - 1) as usize],
-                    secs / 3600,
-                    secs % 3600 / 60
-                ));
+                let when = time::strftime("%b %e %H:%M", &time::Tm::from_epoch(mtime, 0));
+                s.push_str(&format!("defla {crc:08x} {when} "));
             }
             None => s.push_str(&" ".repeat(28)),
         }
@@ -377,19 +367,6 @@ fn list_line(
     v.extend_from_slice(name);
     v.push(b'\n');
     v
-}
-
-/// Days → (year, month, day), proleptic Gregorian.
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// Suffixes GNU gunzip strips, and what replaces them.

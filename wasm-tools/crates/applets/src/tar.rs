@@ -27,6 +27,7 @@
 //! `--delete`, `-A` and
 //! `-d` are not implemented (`-u` appends like `-r`).
 
+use crate::common::time;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, Read, Write};
@@ -1968,20 +1969,6 @@ struct ListInfo<'a> {
     link: &'a [u8],
 }
 
-/// Days → (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
 fn mode_string(kind: u8, mode: u32) -> String {
     let t = match kind {
         b'5' => 'd',
@@ -2035,7 +2022,7 @@ impl Tar {
         let w = self.ugswidth;
         let days = i.mtime.div_euclid(86_400);
         let secs = i.mtime.rem_euclid(86_400);
-        let (y, m, d) = civil(days);
+        let (y, m, d) = time::civil_from_days(days);
         // A year C's `struct tm` cannot hold (GNU's oldest time, from `--mtime=+60`): GNU
         // shows the seconds themselves.
         let tm_year = y - 1900;
@@ -2784,7 +2771,6 @@ mod tests {
         assert_eq!(&b[257..265], b"ustar  \0");
         assert_eq!(mode_string(b'0', 0o644), "-rw-r--r--");
         assert_eq!(mode_string(b'5', 0o1777), "drwxrwxrwt");
-        assert_eq!(civil(19_509), (2023, 6, 1));
     }
 
     /// GNU tar 1.34's diagnostics, from Ubuntu 22.04: `tar -cf y.tar "d e:" 'x\y' $'t\tb'`

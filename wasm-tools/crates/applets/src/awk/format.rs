@@ -5,16 +5,7 @@
 //! conversion"), where gawk would print empty values.
 
 use super::value::{Value, to_int32, to_uint32};
-
-#[derive(Default, Clone, Copy)]
-pub struct Spec {
-    pub left: bool,
-    pub plus: bool,
-    pub space: bool,
-    pub alt: bool,
-    pub zero: bool,
-    pub width: usize,
-}
+use gnu::printf::{self, Spec};
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum FormatError {
@@ -84,13 +75,12 @@ pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, Fo
             }
             spec.width = w;
         }
-        let mut prec: Option<usize> = None;
         if i < fmt.len() && fmt[i] == b'.' {
             i += 1;
             if i < fmt.len() && fmt[i] == b'*' {
                 let p = to_int32(take!().to_num());
                 // A negative precision is taken as if it were omitted (C99 7.19.6.1).
-                prec = if p < 0 {
+                spec.precision = if p < 0 {
                     None
                 } else {
                     Some((p as usize).min(1 << 20))
@@ -102,7 +92,7 @@ pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, Fo
                     p = (p * 10 + usize::from(fmt[i] - b'0')).min(1 << 20);
                     i += 1;
                 }
-                prec = Some(p);
+                spec.precision = Some(p);
             }
         }
         // Length modifiers mean nothing for awk's doubles; C printf (and mawk) accept them.
@@ -118,53 +108,17 @@ pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, Fo
         match conv {
             b'd' | b'i' => {
                 let v = to_int32(take!().to_num());
-                let digits = int_digits(v.unsigned_abs(), 10, false, prec);
-                let sign: &[u8] = if v < 0 {
-                    b"-"
-                } else if spec.plus {
-                    b"+"
-                } else if spec.space {
-                    b" "
-                } else {
-                    b""
-                };
-                pad_num(&mut out, sign, &digits, &spec, prec.is_none());
+                printf::integer(&mut out, &spec, conv, i128::from(v));
             }
             b'o' | b'x' | b'X' | b'u' => {
                 let v = to_uint32(take!().to_num());
-                let (base, upper) = match conv {
-                    b'o' => (8, false),
-                    b'x' => (16, false),
-                    b'X' => (16, true),
-                    _ => (10, false),
-                };
-                let mut digits = int_digits(v, base, upper, prec);
-                let mut prefix: &[u8] = b"";
-                if spec.alt {
-                    if conv == b'o' && digits.first() != Some(&b'0') {
-                        digits.insert(0, b'0');
-                    } else if v != 0 && conv == b'x' {
-                        prefix = b"0x";
-                    } else if v != 0 && conv == b'X' {
-                        prefix = b"0X";
-                    }
-                }
-                pad_num(&mut out, prefix, &digits, &spec, prec.is_none());
+                printf::integer(&mut out, &spec, conv, i128::from(v));
             }
             b'e' | b'E' | b'f' | b'F' | b'g' | b'G' => {
                 let v = take!().to_num();
-                let body = fmt_float(v.abs(), conv, prec, &spec);
-                // C prints the sign bit: -0 and negative NaN keep their '-'.
-                let sign: &[u8] = if v.is_sign_negative() {
-                    b"-"
-                } else if spec.plus {
-                    b"+"
-                } else if spec.space {
-                    b" "
-                } else {
-                    b""
-                };
-                pad_num(&mut out, sign, &body, &spec, v.is_finite());
+                // mawk hands the precision to C; capped so `%.999999999f` is not a 1 GB string.
+                spec.precision = spec.precision.map(|p| p.min(1000));
+                printf::float(&mut out, &spec, conv, v);
             }
             b'c' => {
                 let byte = match take!() {
@@ -176,165 +130,18 @@ pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, Fo
                         s.first().copied().unwrap_or(0)
                     }
                 };
-                pad_str(&mut out, &[byte], &spec);
+                // C's `%c` has no precision: the one character always prints.
+                spec.precision = None;
+                printf::string(&mut out, &spec, &[byte]);
             }
             b's' => {
                 let s = take!().to_str_with(convfmt);
-                let s = match prec {
-                    Some(p) if p < s.len() => &s[..p],
-                    _ => &s[..],
-                };
-                pad_str(&mut out, s, &spec);
+                printf::string(&mut out, &spec, &s);
             }
             _ => return Err(FormatError::Improper(next + 1)),
         }
     }
     Ok(out)
-}
-
-fn int_digits(mut v: u64, base: u64, upper: bool, prec: Option<usize>) -> Vec<u8> {
-    let table: &[u8; 16] = if upper {
-        b"0123456789ABCDEF"
-    } else {
-        b"0123456789abcdef"
-    };
-    let mut d = Vec::new();
-    while v > 0 {
-        d.push(table[(v % base) as usize]);
-        v /= base;
-    }
-    // C: precision 0 with value 0 prints no digits.
-    let min = prec.unwrap_or(1);
-    while d.len() < min {
-        d.push(b'0');
-    }
-    d.reverse();
-    d
-}
-
-/// Pads a numeric conversion: `prefix` (sign or 0x) goes before any zero padding.
-fn pad_num(out: &mut Vec<u8>, prefix: &[u8], body: &[u8], spec: &Spec, zero_ok: bool) {
-    let len = prefix.len() + body.len();
-    let fill = spec.width.saturating_sub(len);
-    if spec.left {
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(body);
-        out.resize(out.len() + fill, b' ');
-    } else if spec.zero && zero_ok {
-        out.extend_from_slice(prefix);
-        out.resize(out.len() + fill, b'0');
-        out.extend_from_slice(body);
-    } else {
-        out.resize(out.len() + fill, b' ');
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(body);
-    }
-}
-
-/// Pads `%s`/`%c`; glibc ignores the `0` flag for them.
-fn pad_str(out: &mut Vec<u8>, s: &[u8], spec: &Spec) {
-    let fill = spec.width.saturating_sub(s.len());
-    if spec.left {
-        out.extend_from_slice(s);
-        out.resize(out.len() + fill, b' ');
-    } else {
-        out.resize(out.len() + fill, b' ');
-        out.extend_from_slice(s);
-    }
-}
-
-/// Formats a non-negative magnitude (the caller adds the sign) for `%e %f %g` and their
-/// upper-case forms. Rust's `{:.N}`/`{:.Ne}` round exactly like glibc (half-to-even on the
-/// exact binary value), so only the exponent syntax and `%g` rules are ours.
-pub fn fmt_float(v: f64, conv: u8, prec: Option<usize>, spec: &Spec) -> Vec<u8> {
-    let upper = conv.is_ascii_uppercase();
-    let v = v.abs();
-    if !v.is_finite() {
-        let s: &[u8] = if v.is_nan() { b"nan" } else { b"inf" };
-        return if upper {
-            s.to_ascii_uppercase()
-        } else {
-            s.to_vec()
-        };
-    }
-    let p = prec.unwrap_or(6).min(1000);
-    let mut s = match conv | 0x20 {
-        b'f' => {
-            let mut s = format!("{v:.p$}").into_bytes();
-            if spec.alt && p == 0 {
-                s.push(b'.');
-            }
-            s
-        }
-        b'e' => exp_form(v, p, spec.alt),
-        _ => {
-            let p = if p == 0 { 1 } else { p };
-            // The exponent after rounding to p significant digits decides the style.
-            let e = format!("{v:.prec$e}", prec = p - 1);
-            let x: i64 = e
-                .rsplit_once('e')
-                .and_then(|(_, x)| x.parse().ok())
-                .unwrap_or(0);
-            let mut s = if x < -4 || x >= p as i64 {
-                exp_form(v, p - 1, spec.alt)
-            } else {
-                let fp = (p as i64 - 1 - x).max(0) as usize;
-                let mut s = format!("{v:.fp$}").into_bytes();
-                if spec.alt && fp == 0 {
-                    s.push(b'.');
-                }
-                s
-            };
-            if !spec.alt {
-                strip_zeros(&mut s);
-            }
-            s
-        }
-    };
-    if upper {
-        s.make_ascii_uppercase();
-    }
-    s
-}
-
-/// `d.ddde±XX` with at least two exponent digits, as C prints it.
-fn exp_form(v: f64, p: usize, alt: bool) -> Vec<u8> {
-    let e = format!("{v:.p$e}");
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let x: i64 = exp.parse().unwrap_or(0);
-    let mut s = mant.as_bytes().to_vec();
-    if alt && p == 0 {
-        s.push(b'.');
-    }
-    s.push(b'e');
-    s.push(if x < 0 { b'-' } else { b'+' });
-    let xs = x.unsigned_abs().to_string();
-    if xs.len() < 2 {
-        s.push(b'0');
-    }
-    s.extend_from_slice(xs.as_bytes());
-    s
-}
-
-/// `%g` drops trailing zeros of the fraction (and the point), in either style.
-fn strip_zeros(s: &mut Vec<u8>) {
-    let epos = s.iter().position(|&c| c == b'e');
-    let (mant_end, tail) = match epos {
-        Some(p) => (p, s[p..].to_vec()),
-        None => (s.len(), Vec::new()),
-    };
-    if !s[..mant_end].contains(&b'.') {
-        return;
-    }
-    let mut end = mant_end;
-    while end > 0 && s[end - 1] == b'0' {
-        end -= 1;
-    }
-    if end > 0 && s[end - 1] == b'.' {
-        end -= 1;
-    }
-    s.truncate(end);
-    s.extend_from_slice(&tail);
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `strftime` and `mktime` as mawk 1.3.4 provides them, in UTC: the sandbox, like upstream's
 //! containers (no `TZ`, no `/etc/localtime`), runs on UTC, so `%Z` is `UTC` and `%z` `+0000`.
 
-use crate::common::time::civil_from_days;
+use crate::common::time::{Tm, strftime_one};
 
 /// (year, month, day) → days since 1970-01-01, as mktime counts: a month outside 1..=12 moves
 /// the year, and a day outside the month runs on into the next ones.
@@ -11,89 +11,12 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     crate::common::time::days_from_civil(y, m as u32, 1) + (d - 1)
 }
 
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-struct Tm {
-    year: i64,
-    mon: u32,
-    mday: u32,
-    hour: i64,
-    min: i64,
-    sec: i64,
-    /// 0 = Sunday.
-    wday: i64,
-    /// 0-based day of the year.
-    yday: i64,
-}
-
-fn tm(t: i64) -> Tm {
-    let days = t.div_euclid(86_400);
-    let secs = t.rem_euclid(86_400);
-    let (year, mon, mday) = civil_from_days(days);
-    Tm {
-        year,
-        mon,
-        mday,
-        hour: secs / 3600,
-        min: secs % 3600 / 60,
-        sec: secs % 60,
-        wday: (days + 4).rem_euclid(7),
-        yday: days - days_from_civil(year, 1, 1),
-    }
-}
-
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// ISO 8601 week-based year and week number.
-fn iso_week(t: &Tm) -> (i64, i64) {
-    let wday = (t.wday + 6) % 7; // Monday = 0
-    let mut year = t.year;
-    let mut week = (t.yday - wday + 10) / 7;
-    if week < 1 {
-        year -= 1;
-        let prev_len = if is_leap(year) { 366 } else { 365 };
-        week = (t.yday + prev_len - wday + 10) / 7;
-    } else {
-        // The week belongs to next year when its Thursday does.
-        let len = if is_leap(year) { 366 } else { 365 };
-        let thursday = t.yday - wday + 3;
-        if thursday >= len {
-            year += 1;
-            week = 1;
-        }
-    }
-    (year, week)
-}
-
+/// glibc's `strftime(3)` on a byte string. `%N` and `%+` are `date`'s extensions, not the C
+/// library's, so mawk prints them as written, like every other unknown conversion.
 pub fn strftime(fmt: &[u8], t: i64) -> Vec<u8> {
-    let tm = tm(t);
+    let tm = Tm::from_epoch(t, 0);
     let mut out = Vec::new();
     let mut i = 0;
-    let h12 = |h: i64| if h % 12 == 0 { 12 } else { h % 12 };
     while i < fmt.len() {
         if fmt[i] != b'%' || i + 1 >= fmt.len() {
             out.push(fmt[i]);
@@ -102,68 +25,15 @@ pub fn strftime(fmt: &[u8], t: i64) -> Vec<u8> {
         }
         let c = fmt[i + 1];
         i += 2;
-        let s = match c {
-            b'a' => DAYS[tm.wday as usize][..3].to_string(),
-            b'A' => DAYS[tm.wday as usize].to_string(),
-            b'b' | b'h' => MONTHS[(tm.mon - 1) as usize][..3].to_string(),
-            b'B' => MONTHS[(tm.mon - 1) as usize].to_string(),
-            b'c' => format!(
-                "{} {} {:2} {:02}:{:02}:{:02} {}",
-                &DAYS[tm.wday as usize][..3],
-                &MONTHS[(tm.mon - 1) as usize][..3],
-                tm.mday,
-                tm.hour,
-                tm.min,
-                tm.sec,
-                tm.year
-            ),
-            b'C' => format!("{:02}", tm.year.div_euclid(100)),
-            b'd' => format!("{:02}", tm.mday),
-            b'D' | b'x' => format!(
-                "{:02}/{:02}/{:02}",
-                tm.mon,
-                tm.mday,
-                tm.year.rem_euclid(100)
-            ),
-            b'e' => format!("{:2}", tm.mday),
-            b'F' => format!("{}-{:02}-{:02}", tm.year, tm.mon, tm.mday),
-            b'g' => format!("{:02}", iso_week(&tm).0.rem_euclid(100)),
-            b'G' => iso_week(&tm).0.to_string(),
-            b'H' => format!("{:02}", tm.hour),
-            b'I' => format!("{:02}", h12(tm.hour)),
-            b'j' => format!("{:03}", tm.yday + 1),
-            b'k' => format!("{:2}", tm.hour),
-            b'l' => format!("{:2}", h12(tm.hour)),
-            b'm' => format!("{:02}", tm.mon),
-            b'M' => format!("{:02}", tm.min),
-            b'n' => "\n".into(),
-            b'p' => (if tm.hour < 12 { "AM" } else { "PM" }).into(),
-            b'P' => (if tm.hour < 12 { "am" } else { "pm" }).into(),
-            b'r' => format!(
-                "{:02}:{:02}:{:02} {}",
-                h12(tm.hour),
-                tm.min,
-                tm.sec,
-                if tm.hour < 12 { "AM" } else { "PM" }
-            ),
-            b'R' => format!("{:02}:{:02}", tm.hour, tm.min),
-            b's' => t.to_string(),
-            b'S' => format!("{:02}", tm.sec),
-            b't' => "\t".into(),
-            b'T' | b'X' => format!("{:02}:{:02}:{:02}", tm.hour, tm.min, tm.sec),
-            b'u' => (if tm.wday == 0 { 7 } else { tm.wday }).to_string(),
-            b'U' => format!("{:02}", (tm.yday + 7 - tm.wday) / 7),
-            b'V' => format!("{:02}", iso_week(&tm).1),
-            b'w' => tm.wday.to_string(),
-            b'W' => format!("{:02}", (tm.yday + 7 - (tm.wday + 6) % 7) / 7),
-            b'y' => format!("{:02}", tm.year.rem_euclid(100)),
-            b'Y' => tm.year.to_string(),
-            b'z' => "+0000".into(),
-            b'Z' => "UTC".into(),
-            b'%' => "%".into(),
-            other => format!("%{}", other as char),
+        let known = match c {
+            b'N' | b'+' => None,
+            c if c.is_ascii() => strftime_one(char::from(c), &tm),
+            _ => None,
         };
-        out.extend_from_slice(s.as_bytes());
+        match known {
+            Some(s) => out.extend_from_slice(s.as_bytes()),
+            None => out.extend_from_slice(&[b'%', c]),
+        }
     }
     out
 }
@@ -205,6 +75,9 @@ mod tests {
         assert_eq!(mktime(b"2023 06 01 12 34 56"), Some(t));
         assert_eq!(mktime(b"2023 13 45 0 0 0"), Some(1_707_868_800));
         assert_eq!(mktime(b"bad"), None);
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(
+            String::from_utf8(strftime(b"%N|%+|%q|%", t)).unwrap(),
+            "%N|%+|%q|%"
+        );
     }
 }

@@ -120,17 +120,12 @@ pub fn num_to_str(n: f64, fmt: &[u8]) -> Vec<u8> {
     {
         return s;
     }
-    let mut s = if n.is_sign_negative() {
-        b"-".to_vec()
-    } else {
-        Vec::new()
+    let mut s = Vec::new();
+    let spec = gnu::printf::Spec {
+        precision: Some(6),
+        ..Default::default()
     };
-    s.extend(super::format::fmt_float(
-        n,
-        b'g',
-        Some(6),
-        &Default::default(),
-    ));
+    gnu::printf::float(&mut s, &spec, b'g', n);
     s
 }
 

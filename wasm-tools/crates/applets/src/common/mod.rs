@@ -1,7 +1,7 @@
 //! Helpers shared by the hand-written applets: GNU-style option parsing ([`getopt`]), stdio
 //! wiring with glibc-like buffering ([`io`]), error texts and user/group names ([`sys`]), UTC
-//! time formatting ([`time`]), permission strings and symbolic modes ([`mode`]), shell-style
-//! wildcards ([`glob`]), human-readable sizes ([`human`]), running other applets ([`exec`]),
+//! time formatting ([`time`], from the `gnu` crate), permission strings and symbolic modes ([`mode`]), shell-style
+//! wildcards ([`glob`], from `gnu`), human-readable sizes ([`human`]), running other applets ([`exec`]),
 //! GNU regular expressions on pure-Rust engines ([`rx`]), and the `--version` text of a GNU
 //! program ([`gnu_version`]).
 //!
@@ -11,17 +11,16 @@
 pub mod deflate;
 pub mod exec;
 pub mod getopt;
-pub mod glob;
 pub mod human;
 pub mod io;
 pub mod mode;
-pub mod quote;
 pub mod rx;
 pub mod sys;
-pub mod time;
 pub mod xstrtol;
 
 pub use io::Io;
+// Written once for the shell and the applets; re-exported so applets keep one import path.
+pub use gnu::{glob, quote, time};
 
 /// `--version` as a GNU program of upstream's image prints it: the name line (`tar (GNU tar)
 /// 1.34`), the copyright year, GPLv3's three lines and the authors (`Written by …`).

@@ -205,26 +205,15 @@ fn time_directive(ns: i64, t: char) -> String {
     }
 }
 
-/// `%g` with six significant digits, as C's printf.
+/// `%S`'s sparseness: C's `%g`, six significant digits.
 fn fmt_g(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    let exp = v.abs().log10().floor() as i32;
-    if !(-5..6).contains(&exp) {
-        let m = v / 10f64.powi(exp);
-        let ms = format!("{m:.5}");
-        let ms = ms.trim_end_matches('0').trim_end_matches('.');
-        format!("{ms}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
-    } else {
-        let decimals = (5 - exp).max(0) as usize;
-        let s = format!("{v:.decimals$}");
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    }
+    let mut out = Vec::new();
+    let spec = gnu::printf::Spec {
+        precision: Some(6),
+        ..Default::default()
+    };
+    gnu::printf::float(&mut out, &spec, b'g', v);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `%f`: the last component, keeping one trailing slash (gnulib `base_name`).
@@ -406,6 +395,8 @@ mod tests {
         assert_eq!(fmt_g(1.0), "1");
         assert_eq!(fmt_g(0.5), "0.5");
         assert_eq!(fmt_g(1234567.0), "1.23457e+06");
+        // Rounding to six digits can carry into a seventh: C switches to the exponent form.
+        assert_eq!(fmt_g(999999.5), "1e+06");
     }
 
     #[test]

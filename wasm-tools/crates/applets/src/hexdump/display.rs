@@ -2,7 +2,7 @@
 
 use super::format::{Conv, Format, Print, Spec};
 use super::input::Input;
-use super::printf;
+use gnu::printf;
 use std::io::{self, Write};
 
 /// Bytes from `pos`, zero beyond the block (a unit overlapping the end shows zero bytes).

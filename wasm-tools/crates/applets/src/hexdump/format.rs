@@ -28,16 +28,7 @@ pub enum Conv {
 }
 
 /// printf flags, width and precision of one conversion.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Spec {
-    pub minus: bool,
-    pub plus: bool,
-    pub space: bool,
-    pub alt: bool,
-    pub zero: bool,
-    pub width: usize,
-    pub precision: Option<usize>,
-}
+pub use gnu::printf::Spec;
 
 /// One print unit: literal text, then at most one conversion consuming `bytes` bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,7 +182,7 @@ fn read_spec(s: &[u8], mut i: usize) -> (Spec, usize) {
     let mut width = Vec::new();
     while i < s.len() && FLAG_OR_WIDTH.contains(&s[i]) {
         match s[i] {
-            b'-' => spec.minus = true,
+            b'-' => spec.left = true,
             b'+' => spec.plus = true,
             b' ' => spec.space = true,
             b'#' => spec.alt = true,

@@ -9,7 +9,6 @@
 mod display;
 mod format;
 mod input;
-mod printf;
 
 use crate::common::getopt::{self, Config, OptSpec};
 use crate::common::io::{prog, run_main};

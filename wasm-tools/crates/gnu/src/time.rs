@@ -118,7 +118,8 @@ impl Tm {
     }
 }
 
-const WDAYS: [&str; 7] = [
+/// Full weekday names of the C locale, Sunday first.
+pub const WDAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",
@@ -127,7 +128,8 @@ const WDAYS: [&str; 7] = [
     "Friday",
     "Saturday",
 ];
-const MONTHS: [&str; 12] = [
+/// Full month names of the C locale.
+pub const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",

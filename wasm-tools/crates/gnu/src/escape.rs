@@ -1,0 +1,1 @@
+//! Backslash escapes.
