@@ -21,6 +21,7 @@ use crate::common::mode::{S_IFBLK, S_IFCHR, S_IFIFO, S_IFSOCK, mode_string};
 use crate::common::quote;
 use crate::common::time::{Tm, strftime};
 use crate::common::{Io, sys};
+use gnu::escape::{self, Escape};
 use hostcalls::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, Stat};
 use std::ffi::OsString;
 
@@ -189,6 +190,31 @@ fn directive(c: char, spec: &Spec, name: &str, st: &Stat) -> Option<String> {
     }
 }
 
+/// GNU stat's warnings about the escapes of a `--printf` format, which it repeats for each
+/// file it formats: `unrecognized escape '\q'`, `backslash at end of format`.
+fn escape_warnings(fmt: &str) -> Vec<String> {
+    let b = fmt.as_bytes();
+    let mut warnings = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let (escape, used) = escape::decode_one(&b[i + 1..], &escape::STAT);
+        match (escape, b.get(i + 1)) {
+            (Escape::Byte(_), _) => {}
+            (_, None) => warnings.push("warning: backslash at end of format".to_string()),
+            (_, Some(&c)) => warnings.push(format!(
+                "warning: unrecognized escape '\\{}'",
+                char::from(c)
+            )),
+        }
+        i += 1 + used.max(1);
+    }
+    warnings
+}
+
 /// Expands a format for one file. `escapes` interprets backslash sequences (`--printf`).
 fn render(fmt: &str, name: &str, st: &Stat, escapes: bool) -> Vec<u8> {
     expand(fmt, escapes, &|c, spec| directive(c, spec, name, st))
@@ -201,50 +227,15 @@ fn expand(fmt: &str, escapes: bool, directive: &dyn Fn(char, &Spec) -> Option<St
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
-        if escapes && c == b'\\' && i + 1 < b.len() {
-            i += 1;
-            let e = b[i];
-            i += 1;
-            match e {
-                b'n' => out.push(b'\n'),
-                b't' => out.push(b'\t'),
-                b'r' => out.push(b'\r'),
-                b'a' => out.push(7),
-                b'b' => out.push(8),
-                b'f' => out.push(12),
-                b'v' => out.push(11),
-                b'e' => out.push(27),
-                b'\\' => out.push(b'\\'),
-                b'"' => out.push(b'"'),
-                b'0'..=b'7' => {
-                    let mut v = u32::from(e - b'0');
-                    let mut n = 1;
-                    while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
-                        v = v * 8 + u32::from(b[i] - b'0');
-                        i += 1;
-                        n += 1;
-                    }
-                    out.push(v as u8);
-                }
-                b'x' => {
-                    let mut v = 0u32;
-                    let mut n = 0;
-                    while n < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
-                        v = v * 16 + (b[i] as char).to_digit(16).unwrap_or(0);
-                        i += 1;
-                        n += 1;
-                    }
-                    if n == 0 {
-                        out.extend_from_slice(b"\\x");
-                    } else {
-                        out.push(v as u8);
-                    }
-                }
-                other => {
-                    out.push(b'\\');
-                    out.push(other);
-                }
+        if escapes && c == b'\\' {
+            // An escape stat does not know is a warning (see `escape_warnings`) and prints its
+            // letter alone; a backslash at the end prints as itself.
+            let (escape, used) = escape::decode_one(&b[i + 1..], &escape::STAT);
+            match escape {
+                Escape::Byte(byte) => out.push(byte),
+                _ => out.push(b.get(i + 1).copied().unwrap_or(b'\\')),
             }
+            i += 1 + used.max(1);
             continue;
         }
         if c != b'%' {
@@ -461,11 +452,27 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         };
         format = Some((terse_format.to_string(), false));
     }
+    let warnings = match &format {
+        Some((f, true)) => escape_warnings(f),
+        _ => Vec::new(),
+    };
+    // stdio's order: what is buffered for stdout goes out before a warning.
+    let warn = |io: &mut Io| {
+        if !warnings.is_empty() {
+            let _ = io.out.flush();
+        }
+        for warning in &warnings {
+            let _ = writeln!(io.err, "{prog}: {warning}");
+        }
+    };
     let mut status = 0;
     for name in &parsed.operands {
         if file_system {
             let data = match hostcalls::stat(name, true) {
-                Ok(_) => file_system_output(name, format.as_ref()),
+                Ok(_) => {
+                    warn(io);
+                    file_system_output(name, format.as_ref())
+                }
                 Err(e) => {
                     let _ = io.out.flush();
                     let _ = writeln!(
@@ -495,6 +502,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 continue;
             }
         };
+        warn(io);
         let data = match &format {
             Some((f, esc)) => render(f, name, &st, *esc),
             None => default_output(name, &st),
@@ -542,6 +550,15 @@ mod tests {
         );
         assert_eq!(r("%y"), "2026-11-29 17:09:21.179251150 +0000");
         assert_eq!(r("%N"), "'a'");
+        assert_eq!(
+            escape_warnings("a\\q\\x41\\E\\"),
+            [
+                "warning: unrecognized escape '\\q'",
+                "warning: unrecognized escape '\\E'",
+                "warning: backslash at end of format",
+            ]
+        );
+        assert_eq!(expand("a\\q\\x41\\E\\x\\", true, &|_, _| None), b"aqAEx\\");
     }
 
     #[test]

@@ -1620,87 +1620,13 @@ fn split_for_read(text: &str, ifs: &str, n: usize) -> Vec<String> {
 
 /// `echo -e` escapes; the bool is true after `\c` (stop output).
 fn echo_escapes(s: &str) -> (String, bool) {
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('e') | Some('E') => out.push('\x1b'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
-            Some('\\') => out.push('\\'),
-            Some('c') => return (out, true),
-            Some('0') => out.push(crate::state::octal_escape(&mut chars, 0, 3)),
-            Some('x') => {
-                let mut v = 0u32;
-                let mut n = 0;
-                while n < 2 {
-                    match chars.peek().and_then(|c| c.to_digit(16)) {
-                        Some(d) => {
-                            v = v * 16 + d;
-                            chars.next();
-                            n += 1;
-                        }
-                        None => break,
-                    }
-                }
-                if n == 0 {
-                    out.push_str("\\x");
-                } else {
-                    out.push(crate::state::raw_byte(v as u8));
-                }
-            }
-            Some(o) => {
-                out.push('\\');
-                out.push(o);
-            }
-            None => out.push('\\'),
-        }
-    }
-    (out, false)
+    crate::state::unescape(s, &gnu::escape::BASH_ECHO)
 }
 
-/// dash's echo escapes: bash's set without `\E` and `\x`, and octal with or without the
+/// dash's echo escapes: bash's set without `\E`, `\x` and `\u`, and octal with or without the
 /// leading `0` (`\101` and `\0101` are both `A`).
 fn dash_echo_escapes(s: &str) -> (String, bool) {
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek().copied() {
-            Some('E' | 'x') => out.push('\\'),
-            Some(d) if d.is_digit(8) => {
-                chars.next();
-                // After a leading 0, three more digits may follow; otherwise two.
-                let (v, more) = if d == '0' {
-                    (0, 3)
-                } else {
-                    (d.to_digit(8).unwrap_or(0), 2)
-                };
-                out.push(crate::state::octal_escape(&mut chars, v, more));
-            }
-            _ => {
-                let rest: String = std::iter::once('\\').chain(chars.next()).collect();
-                let (text, stop) = echo_escapes(&rest);
-                out.push_str(&text);
-                if stop {
-                    return (out, true);
-                }
-            }
-        }
-    }
-    (out, false)
+    crate::state::unescape(s, &gnu::escape::DASH_ECHO)
 }
 
 /// bash 5.1's `shopt` options and their values in a non-interactive shell, in its order

@@ -936,60 +936,13 @@ pub fn pattern_text(chars: &[(char, bool)]) -> String {
     s
 }
 
-/// `$'…'` escapes.
+/// `$'…'` escapes. The result is a C string to bash: a NUL (`\0`, `\x00`) ends it.
 pub fn ansi_c_unquote(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('e') | Some('E') => out.push('\x1b'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
-            Some('\\') => out.push('\\'),
-            Some('\'') => out.push('\''),
-            Some('"') => out.push('"'),
-            Some('?') => out.push('?'),
-            Some('x') => {
-                let mut v = 0u32;
-                let mut n = 0;
-                while n < 2 {
-                    match chars.peek().and_then(|c| c.to_digit(16)) {
-                        Some(d) => {
-                            v = v * 16 + d;
-                            chars.next();
-                            n += 1;
-                        }
-                        None => break,
-                    }
-                }
-                if n == 0 {
-                    out.push_str("\\x");
-                } else {
-                    // A byte, as bash has it (`$'\xff'` is the byte 0xff, not U+00FF).
-                    out.push(crate::state::raw_byte(v as u8));
-                }
-            }
-            Some(d @ '0'..='7') => {
-                let v = d.to_digit(8).unwrap_or(0);
-                out.push(crate::state::octal_escape(&mut chars, v, 2));
-            }
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
+    let (text, _) = crate::state::unescape(s, &gnu::escape::BASH_ANSI_C);
+    match text.find('\0') {
+        Some(end) => text[..end].to_string(),
+        None => text,
     }
-    out
 }
 
 /// A backslash escape in a word: outside quotes `\x` is `x`; inside double quotes only

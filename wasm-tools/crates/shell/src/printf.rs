@@ -2,6 +2,7 @@
 //! with flags, width and precision (`*` too); the format is reused while arguments remain.
 //! The numeric conversions are C's, from the `gnu` crate.
 
+use gnu::escape::Escape;
 use gnu::printf::{self, Spec};
 
 /// Formats; returns (text, exit status, error messages).
@@ -77,8 +78,7 @@ fn format_once(
     while i < chars.len() {
         let c = chars[i];
         if c == '\\' {
-            let (text, used, stop) = escape(&chars[i + 1..], false);
-            out.push_str(&text);
+            let (used, stop) = escape(&chars[i + 1..], false, out, errors);
             if stop {
                 return true;
             }
@@ -176,8 +176,7 @@ fn format_once(
                 let mut stop = false;
                 while j < chars.len() {
                     if chars[j] == '\\' {
-                        let (t, used, st) = escape(&chars[j + 1..], true);
-                        text.push_str(&t);
+                        let (used, st) = escape(&chars[j + 1..], true, &mut text, errors);
                         j += 1 + used;
                         if st {
                             stop = true;
@@ -249,65 +248,29 @@ fn numeric(convert: impl FnOnce(&mut Vec<u8>)) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A backslash escape in a printf format (or `%b` argument). Returns (text, chars used, stop).
-fn escape(rest: &[char], in_b: bool) -> (String, usize, bool) {
-    let Some(&c) = rest.first() else {
-        return ("\\".into(), 0, false);
+/// A backslash escape in a printf format (or a `%b` argument): appends its text to `out` and
+/// returns (chars used after the backslash, whether `\c` stopped the output). bash complains
+/// about `\x` and `\u` without digits but prints them as written and keeps its status.
+fn escape(rest: &[char], in_b: bool, out: &mut String, errors: &mut Vec<String>) -> (usize, bool) {
+    let dialect = if in_b {
+        &gnu::escape::BASH_PRINTF_B
+    } else {
+        &gnu::escape::BASH_PRINTF
     };
-    let simple = match c {
-        'n' => Some('\n'),
-        't' => Some('\t'),
-        'r' => Some('\r'),
-        'a' => Some('\x07'),
-        'b' => Some('\x08'),
-        'f' => Some('\x0c'),
-        'v' => Some('\x0b'),
-        'e' | 'E' => Some('\x1b'),
-        '\\' => Some('\\'),
-        '"' => Some('"'),
-        '\'' => Some('\''),
-        '?' => Some('?'),
-        _ => None,
-    };
-    if let Some(s) = simple {
-        return (s.to_string(), 1, false);
-    }
-    match c {
-        'c' if in_b => (String::new(), 1, true),
-        'x' => {
-            let digits: String = rest[1..]
-                .iter()
-                .take(2)
-                .take_while(|c| c.is_ascii_hexdigit())
-                .collect();
-            if digits.is_empty() {
-                return ("\\x".into(), 1, false);
+    let (escape, used) = crate::state::escape_at(rest, dialect);
+    match escape {
+        Escape::Stop => return (used, true),
+        Escape::Unknown => {
+            match rest.first() {
+                Some('x') => errors.push("missing hex digit for \\x".to_string()),
+                Some(&c @ ('u' | 'U')) => errors.push(format!("missing unicode digit for \\{c}")),
+                _ => {}
             }
-            let v = u32::from_str_radix(&digits, 16).unwrap_or(0);
-            (
-                crate::state::raw_byte(v as u8).to_string(),
-                1 + digits.len(),
-                false,
-            )
+            out.push('\\');
         }
-        '0'..='7' => {
-            // In %b, octal is \0NNN; in formats, \NNN.
-            let (skip, max) = if in_b && c == '0' { (1, 3) } else { (0, 3) };
-            let digits: String = rest[skip..]
-                .iter()
-                .take(max)
-                .take_while(|c| ('0'..='7').contains(c))
-                .collect();
-            let v =
-                u32::from_str_radix(if digits.is_empty() { "0" } else { &digits }, 8).unwrap_or(0);
-            (
-                crate::state::raw_byte((v & 0xff) as u8).to_string(),
-                skip + digits.len(),
-                false,
-            )
-        }
-        _ => (format!("\\{c}"), 1, false),
+        known => crate::state::push_escape(out, known),
     }
+    (used, false)
 }
 
 #[cfg(test)]
@@ -346,5 +309,14 @@ mod tests {
             "|010|0xff|+5"
         );
         assert_eq!(f("%.*d|%u", &["-1", "0", "-1"]), "0|18446744073709551615");
+        assert_eq!(
+            f("\\'\\?\\%d|%b", &["5", "\\'\\?\\101\\0101"]),
+            "'?\\5|\\'\\?AA"
+        );
+        assert_eq!(f("a\\cb|%b|", &["x\\cy"]), "a\\cb|x");
+        let args = ["\\xg".to_string()];
+        let (text, status, errors) = format("\\xg|%b", &args);
+        assert_eq!((text.as_str(), status), ("\\xg|\\xg", 0));
+        assert_eq!(errors, ["missing hex digit for \\x"; 2]);
     }
 }

@@ -541,23 +541,54 @@ pub fn normalize(path: &str) -> String {
 /// Where [`raw_byte`] puts bytes 0x80–0xFF among chars (a private-use block no text uses).
 const RAW_BYTE_BASE: u32 = 0xF780;
 
-/// Reads up to `max` more octal digits from `chars` onto `value` (the escapes `\0NNN`,
-/// `\NNN` of echo, printf's `%b` and `$'…'`), and gives the byte they make.
-pub fn octal_escape(
-    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
-    mut value: u32,
-    max: usize,
-) -> char {
-    for _ in 0..max {
-        match chars.peek().and_then(|c| c.to_digit(8)) {
-            Some(d) => {
-                value = value * 8 + d;
-                chars.next();
-            }
-            None => break,
+/// Decodes the backslash escape whose text (after the backslash) starts `rest`, in one
+/// program's dialect: what it stands for and how many chars it used (see [`gnu::escape`]).
+pub fn escape_at(rest: &[char], dialect: &gnu::escape::Dialect) -> (gnu::escape::Escape, usize) {
+    // The longest escape is `\UHHHHHHHH`; escapes are ASCII, so a char beyond it ends the text
+    // the decoder sees (0xff matches no letter or digit) and byte counts are char counts.
+    let head: Vec<u8> = rest
+        .iter()
+        .take(9)
+        .map(|&c| u8::try_from(c).ok().filter(u8::is_ascii).unwrap_or(0xff))
+        .collect();
+    gnu::escape::decode_one(&head, dialect)
+}
+
+/// Appends what an escape stands for to a shell string: a byte as [`raw_byte`] carries it, a
+/// code point the C locale cannot print as bash writes it there (`\u263A`).
+pub fn push_escape(out: &mut String, escape: gnu::escape::Escape) {
+    match escape {
+        gnu::escape::Escape::Byte(b) => out.push(raw_byte(b)),
+        gnu::escape::Escape::CodePoint(c) => {
+            let mut text = Vec::new();
+            gnu::escape::write_code_point(&mut text, c);
+            out.push_str(&String::from_utf8_lossy(&text));
         }
+        gnu::escape::Escape::Stop | gnu::escape::Escape::Unknown => {}
     }
-    raw_byte((value & 0xff) as u8)
+}
+
+/// Decodes every escape of `s` in `dialect`, keeping the backslash of unknown ones; the bool
+/// is true when `\c` stopped the text.
+pub fn unescape(s: &str, dialect: &gnu::escape::Dialect) -> (String, bool) {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '\\' {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let (escape, used) = escape_at(&chars[i + 1..], dialect);
+        match escape {
+            gnu::escape::Escape::Stop => return (out, true),
+            gnu::escape::Escape::Unknown => out.push('\\'),
+            known => push_escape(&mut out, known),
+        }
+        i += 1 + used;
+    }
+    (out, false)
 }
 
 /// A byte that is not UTF-8 on its own (`echo -e '\x80'`, `printf '\200'`), carried in the

@@ -414,7 +414,7 @@ impl<'a> Lexer<'a> {
                             self.line += 1;
                         }
                         Some(_) => {
-                            let (bytes, used) = unescape_one(&self.src[self.pos..], false);
+                            let (bytes, used) = unescape_one(&self.src[self.pos..]);
                             out.extend_from_slice(&bytes);
                             self.pos += used;
                         }
@@ -541,61 +541,22 @@ fn show_char(c: u8) -> String {
 }
 
 /// Interprets one escape sequence (the text after a backslash) as mawk does in string
-/// literals, `-v` values and command-line assignments: `\" \\ \/`… known escapes are
-/// translated, an unknown escape keeps its backslash (`"\."` is `\.`, which matters when the
-/// string is used as a dynamic regex). In strings mawk also keeps the backslash of `\/`.
-pub fn unescape_one(s: &[u8], _regex: bool) -> (Vec<u8>, usize) {
-    let Some(&c) = s.first() else {
-        return (vec![b'\\'], 0);
-    };
-    let one = |b: u8| (vec![b], 1);
-    match c {
-        b'"' => one(b'"'),
-        b'\\' => one(b'\\'),
-        b'n' => one(b'\n'),
-        b't' => one(b'\t'),
-        b'r' => one(b'\r'),
-        b'f' => one(0x0c),
-        b'v' => one(0x0b),
-        b'a' => one(0x07),
-        b'b' => one(0x08),
-        b'0'..=b'7' => {
-            let mut v = u32::from(c - b'0');
-            let mut used = 1;
-            while used < 3 && s.get(used).is_some_and(|d| (b'0'..=b'7').contains(d)) {
-                v = v * 8 + u32::from(s[used] - b'0');
-                used += 1;
-            }
-            (vec![v as u8], used)
-        }
-        b'x' if s.get(1).is_some_and(u8::is_ascii_hexdigit) => {
-            let mut v = 0u32;
-            let mut used = 1;
-            while used < 3 && s.get(used).is_some_and(u8::is_ascii_hexdigit) {
-                v = v * 16 + (s[used] as char).to_digit(16).unwrap_or(0);
-                used += 1;
-            }
-            (vec![v as u8], used)
-        }
-        _ => (vec![b'\\', c], 1),
+/// literals, `-v` values and command-line assignments: `\" \\ \n`… and octal and hex escapes
+/// are translated, an unknown escape keeps its backslash (`"\."` is `\.`, which matters when
+/// the string is used as a dynamic regex; mawk also keeps the backslash of `\/` in strings).
+pub fn unescape_one(s: &[u8]) -> (Vec<u8>, usize) {
+    match gnu::escape::decode_one(s, &gnu::escape::AWK) {
+        (gnu::escape::Escape::Byte(b), used) => (vec![b], used),
+        _ => match s.first() {
+            Some(&c) => (vec![b'\\', c], 1),
+            None => (vec![b'\\'], 0),
+        },
     }
 }
 
 /// Processes escapes in a whole command-line string (`-v x=…`, `x=…` operands, `-F`).
 pub fn unescape(s: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        if s[i] == b'\\' && i + 1 < s.len() {
-            let (b, used) = unescape_one(&s[i + 1..], false);
-            out.extend_from_slice(&b);
-            i += 1 + used;
-        } else {
-            out.push(s[i]);
-            i += 1;
-        }
-    }
-    out
+    gnu::escape::decode(s, &gnu::escape::AWK).0
 }
 
 #[cfg(test)]

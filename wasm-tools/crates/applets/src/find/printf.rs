@@ -10,6 +10,7 @@ use super::Entry;
 use crate::common::mode::{mode_string, type_char};
 use crate::common::sys;
 use crate::common::time::{Tm, strftime, strftime_one};
+use gnu::escape::{self, Escape};
 
 /// One compiled element of a format.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,40 +45,23 @@ pub fn compile(fmt: &str) -> (Vec<Piece>, Vec<String>) {
     while i < b.len() {
         let c = b[i];
         if c == b'\\' && i + 1 < b.len() {
-            let e = b[i + 1];
-            i += 2;
-            match e {
-                b'a' => text.push(7),
-                b'b' => text.push(8),
-                b'f' => text.push(12),
-                b'n' => text.push(b'\n'),
-                b'r' => text.push(b'\r'),
-                b't' => text.push(b'\t'),
-                b'v' => text.push(11),
-                b'\\' => text.push(b'\\'),
-                b'c' => {
+            let (escape, used) = escape::decode_one(&b[i + 1..], &escape::FIND);
+            match escape {
+                Escape::Byte(byte) => text.push(byte),
+                Escape::Stop => {
                     flush(&mut text, &mut pieces);
                     pieces.push(Piece::Stop);
                 }
-                b'0'..=b'7' => {
-                    let mut v = u32::from(e - b'0');
-                    let mut n = 1;
-                    while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
-                        v = v * 8 + u32::from(b[i] - b'0');
-                        i += 1;
-                        n += 1;
-                    }
-                    text.push(v as u8);
-                }
-                other => {
+                Escape::CodePoint(_) | Escape::Unknown => {
+                    let other = b[i + 1];
                     warnings.push(format!(
                         "warning: unrecognized escape `\\{}'",
                         other as char
                     ));
-                    text.push(b'\\');
-                    text.push(other);
+                    text.extend_from_slice(&[b'\\', other]);
                 }
             }
+            i += 1 + used.max(1);
             continue;
         }
         if c == b'%' {

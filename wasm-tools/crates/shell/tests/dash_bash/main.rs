@@ -143,6 +143,10 @@ mod harness {
         "bind -u end-of-line; bind -q end-of-line; bind -x '\"\\C-y\": echo hi'; bind -X; bind -x '\\C-y: x'; echo $?",
         "bind -p readline; bind 'foo bar'; bind '\"\\C-x\"'; bind 'set foo'; bind 'set bell-style none'; bind '\"abc'; echo $?",
         "set -o; set +o; set -o nosuch; echo $?; set -o emacs; set -o; set +o; set -z; echo $?; set -eo pipefail; echo $SHELLOPTS",
+        // Backslash escapes: each of echo, `%b`, printf's format and `$'…'` has its own set.
+        r#"echo -e "q\'\?\"z\0101\101\u41\u263a"; printf "%b|\%d|\'\?\n" "\'\?\0101\101" 5"#,
+        r#"x=$'a\cAb\0c'; echo ${#x}; y=$'\u263a\u41\c?'; echo "$y" ${#y}; printf "\xg|%b\n" "\u"; echo $?"#,
+        "printf '%g|%.3g|%#g|%5.1e|%.0d|%#.3o|%.*d|%u\n' 999999.5 0.0001 2 -nan 0 8 -1 0 -1",
     ];
 
     /// Upstream's image as `scripts/ubuntu-reference` builds it, when it has been built.
