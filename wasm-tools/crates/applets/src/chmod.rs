@@ -10,9 +10,10 @@
 //! Difference from GNU: `-R` visits directory entries sorted by name (GNU: `readdir` order),
 //! which only changes the order of `-v` messages.
 
-use crate::common::io::{prog, run_main};
+use crate::common::io::{prog, run_main, usage};
 use crate::common::mode::{ModeChange, UMASK, perm_string};
 use crate::common::quote;
+use crate::common::usage;
 use crate::common::{Io, sys};
 use std::ffi::OsString;
 
@@ -191,13 +192,7 @@ fn is_mode_like(arg: &str) -> bool {
 
 pub fn run(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "chmod");
-    let usage_err = |io: &mut Io, msg: &str| {
-        let _ = writeln!(
-            io.err,
-            "{prog}: {msg}\nTry '{prog} --help' for more information."
-        );
-        1
-    };
+    let usage_err = |io: &mut Io, msg: &str| usage(io, &prog, msg);
     let mut recursive = false;
     let mut silent = false;
     let mut verbosity = Verbosity::Quiet;
@@ -280,7 +275,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                     'f' => silent = true,
                     'v' => verbosity = Verbosity::Verbose,
                     'H' | 'L' | 'P' => {}
-                    _ => return usage_err(io, &format!("invalid option -- '{c}'")),
+                    _ => return usage_err(io, &usage::invalid_option(c)),
                 }
             }
             continue;
@@ -317,10 +312,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 return usage_err(io, "missing operand");
             }
             let last = args.last().cloned().unwrap_or_default();
-            return usage_err(
-                io,
-                &format!("missing operand after {}", quote::shell_always(&last)),
-            );
+            return usage_err(io, &usage::missing_operand_after(&last));
         }
         match ModeChange::parse(&text) {
             Some(c) => (Some(c), None),
@@ -400,6 +392,11 @@ mod tests {
         assert_eq!(
             chmod(d.path(), &["zz"]).2,
             "chmod: missing operand after 'zz'\nTry 'chmod --help' for more information.\n"
+        );
+        // gnulib's `quote`, as GNU chmod printed it with LC_ALL=C (it had been shell quoting).
+        assert_eq!(
+            chmod(d.path(), &["a'b"]).2,
+            "chmod: missing operand after 'a\\'b'\nTry 'chmod --help' for more information.\n"
         );
         assert_eq!(
             chmod(d.path(), &["zz", "x"]).2,

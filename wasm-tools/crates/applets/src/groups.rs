@@ -3,7 +3,7 @@
 //! `USER : GROUPS` per user.
 
 use crate::common::io::{prog, run_main};
-use crate::common::{Io, quote, sys};
+use crate::common::{Io, quote, sys, usage};
 use std::ffi::OsString;
 
 pub fn main(args: Vec<OsString>) -> i32 {
@@ -29,8 +29,8 @@ fn run(args: &[String], io: &mut Io) -> i32 {
     let users: Vec<&String> = args.iter().skip(1).filter(|a| *a != "--").collect();
     if let Some(opt) = users.iter().find(|a| a.starts_with('-') && a.len() > 1) {
         let msg = match opt.strip_prefix("--") {
-            Some(_) => format!("unrecognized option '{opt}'"),
-            None => format!("invalid option -- '{}'", &opt[1..2]),
+            Some(_) => usage::unrecognized_option(opt),
+            None => usage::invalid_option(&opt[1..2]),
         };
         let _ = writeln!(
             io.err,

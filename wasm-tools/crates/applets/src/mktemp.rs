@@ -9,7 +9,7 @@
 //! unpredictability, is what mktemp's callers rely on inside a single-user sandbox.
 
 use crate::common::io::{prog, run_main};
-use crate::common::{Io, sys};
+use crate::common::{Io, sys, usage};
 use std::ffi::OsString;
 
 pub fn main(args: Vec<OsString>) -> i32 {
@@ -77,7 +77,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 templates.extend(args[i..].iter().cloned());
                 break;
             }
-            s if s.starts_with("--") => return usage(io, &format!("unrecognized option '{s}'")),
+            s if s.starts_with("--") => return usage(io, &usage::unrecognized_option(s)),
             s if s.starts_with('-') && s.len() > 1 => {
                 let chars: Vec<char> = s[1..].chars().collect();
                 let mut j = 0;
@@ -101,7 +101,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                             j = chars.len();
                             continue;
                         }
-                        c => return usage(io, &format!("invalid option -- '{c}'")),
+                        c => return usage(io, &usage::invalid_option(c)),
                     }
                     j += 1;
                 }

@@ -7,8 +7,9 @@
 //! time of day is the sandbox clock. Formats are procps-ng 3.3.17's and coreutils 8.32's.
 
 use crate::common::Io;
-use crate::common::io::{prog, run_main};
+use crate::common::io::{prog, run_main, usage};
 use crate::common::time::{Tm, now_ns};
+use crate::common::usage;
 use std::ffi::OsString;
 
 /// Seconds since boot, from `/proc/uptime`.
@@ -88,14 +89,6 @@ fn procps_usage(io: &mut Io, prog: &str, msg: &str, usage: &str) -> i32 {
     1
 }
 
-fn coreutils_usage(io: &mut Io, prog: &str, msg: &str) -> i32 {
-    let _ = writeln!(
-        io.err,
-        "{prog}: {msg}\nTry '{prog} --help' for more information."
-    );
-    1
-}
-
 /// Splits `-abc` bundles into letters; long options stay whole.
 fn letters(args: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
     let mut opts = Vec::new();
@@ -147,8 +140,8 @@ pub fn uptime(args: &[String], io: &mut Io) -> i32 {
             }
             o => {
                 let msg = match o.strip_prefix("--") {
-                    Some(_) => format!("unrecognized option '{o}'"),
-                    None => format!("invalid option -- '{}'", &o[1..]),
+                    Some(_) => usage::unrecognized_option(o),
+                    None => usage::invalid_option(&o[1..]),
                 };
                 return procps_usage(io, &prog, &msg, "[options]");
             }
@@ -185,8 +178,8 @@ pub fn w(args: &[String], io: &mut Io) -> i32 {
             }
             o => {
                 let msg = match o.strip_prefix("--") {
-                    Some(_) => format!("unrecognized option '{o}'"),
-                    None => format!("invalid option -- '{}'", &o[1..]),
+                    Some(_) => usage::unrecognized_option(o),
+                    None => usage::invalid_option(&o[1..]),
                 };
                 return procps_usage(io, &prog, &msg, "[options] [user]");
             }
@@ -235,15 +228,15 @@ pub fn who(args: &[String], io: &mut Io) -> i32 {
             }
             o => {
                 let msg = match o.strip_prefix("--") {
-                    Some(_) => format!("unrecognized option '{o}'"),
-                    None => format!("invalid option -- '{}'", &o[1..]),
+                    Some(_) => usage::unrecognized_option(o),
+                    None => usage::invalid_option(&o[1..]),
                 };
-                return coreutils_usage(io, &prog, &msg);
+                return usage(io, &prog, &msg);
             }
         }
     }
     if operands.len() > 2 {
-        return coreutils_usage(io, &prog, &format!("extra operand '{}'", operands[2]));
+        return usage(io, &prog, &usage::extra_operand(&operands[2]));
     }
     if count {
         let _ = write!(io.out, "\n# users=0\n");
@@ -270,14 +263,12 @@ pub fn users(args: &[String], io: &mut Io) -> i32 {
                 let _ = writeln!(io.out, "Usage: {prog} [OPTION]... [FILE]");
                 0
             }
-            o if o.starts_with("--") => {
-                coreutils_usage(io, &prog, &format!("unrecognized option '{o}'"))
-            }
-            o => coreutils_usage(io, &prog, &format!("invalid option -- '{}'", &o[1..])),
+            o if o.starts_with("--") => usage(io, &prog, &usage::unrecognized_option(o)),
+            o => usage(io, &prog, &usage::invalid_option(&o[1..])),
         };
     }
     if operands.len() > 1 {
-        return coreutils_usage(io, &prog, &format!("extra operand '{}'", operands[1]));
+        return usage(io, &prog, &usage::extra_operand(&operands[1]));
     }
     0
 }
@@ -291,11 +282,11 @@ pub fn logname(args: &[String], io: &mut Io) -> i32 {
     if let Some(a) = args.get(1) {
         if a.starts_with('-') && a.len() > 1 && a != "--help" && a != "--version" {
             let msg = if a.starts_with("--") {
-                format!("unrecognized option '{a}'")
+                usage::unrecognized_option(a)
             } else {
                 format!("invalid option -- '{}'", a.chars().nth(1).unwrap_or('-'))
             };
-            return coreutils_usage(io, &prog, &msg);
+            return usage(io, &prog, &msg);
         }
         if a == "--version" {
             let _ = writeln!(io.out, "logname (GNU coreutils) 8.32");
@@ -305,7 +296,7 @@ pub fn logname(args: &[String], io: &mut Io) -> i32 {
             let _ = writeln!(io.out, "Usage: {prog} [OPTION]");
             return 0;
         }
-        return coreutils_usage(io, &prog, &format!("extra operand '{a}'"));
+        return usage(io, &prog, &usage::extra_operand(&a));
     }
     let _ = writeln!(io.err, "{prog}: no login name");
     1
@@ -331,15 +322,15 @@ pub fn tty(args: &[String], io: &mut Io) -> i32 {
                 return 0;
             }
             a if a.starts_with("--") => {
-                coreutils_usage(io, &prog, &format!("unrecognized option '{a}'"));
+                usage(io, &prog, &usage::unrecognized_option(a));
                 return 2;
             }
             a if a.starts_with('-') && a.len() > 1 => {
-                coreutils_usage(io, &prog, &format!("invalid option -- '{}'", &a[1..2]));
+                usage(io, &prog, &usage::invalid_option(&a[1..2]));
                 return 2;
             }
             a => {
-                coreutils_usage(io, &prog, &format!("extra operand '{a}'"));
+                usage(io, &prog, &usage::extra_operand(&a));
                 return 2;
             }
         }

@@ -10,7 +10,8 @@
 //! command at a time: it is a fact of the machine agents read, and `xargs -P` accepts any
 //! number.
 
-use crate::common::io::{prog, run_main};
+use crate::common::io::{prog, run_main, usage};
+use crate::common::usage;
 use crate::common::{Io, sys};
 use std::ffi::OsString;
 
@@ -55,22 +56,12 @@ pub fn arch(args: &[String], io: &mut Io) -> i32 {
             let _ = writeln!(io.out, "Usage: {prog} [OPTION]...");
             0
         }
-        Some(a) if a.starts_with("--") => {
-            try_help(io, &prog, &format!("unrecognized option '{a}'"))
-        }
+        Some(a) if a.starts_with("--") => usage(io, &prog, &usage::unrecognized_option(a)),
         Some(a) if a.starts_with('-') && a.len() > 1 => {
-            try_help(io, &prog, &format!("invalid option -- '{}'", &a[1..2]))
+            usage(io, &prog, &usage::invalid_option(&a[1..2]))
         }
-        Some(a) => try_help(io, &prog, &format!("extra operand '{a}'")),
+        Some(a) => usage(io, &prog, &usage::extra_operand(&a)),
     }
-}
-
-fn try_help(io: &mut Io, prog: &str, msg: &str) -> i32 {
-    let _ = writeln!(
-        io.err,
-        "{prog}: {msg}\nTry '{prog} --help' for more information."
-    );
-    1
 }
 
 pub fn uname(args: &[String], io: &mut Io) -> i32 {
@@ -98,10 +89,10 @@ pub fn uname(args: &[String], io: &mut Io) -> i32 {
                 return 0;
             }
             s if s.starts_with("--") => {
-                return try_help(io, &prog, &format!("unrecognized option '{s}'"));
+                return usage(io, &prog, &usage::unrecognized_option(s));
             }
             s if s.starts_with('-') && s.len() > 1 => s[1..].chars().collect(),
-            s => return try_help(io, &prog, &format!("extra operand '{s}'")),
+            s => return usage(io, &prog, &usage::extra_operand(&s)),
         };
         for f in flags {
             let idx = match f {
@@ -117,7 +108,7 @@ pub fn uname(args: &[String], io: &mut Io) -> i32 {
                 'p' => 5,
                 'i' => 6,
                 'o' => 7,
-                c => return try_help(io, &prog, &format!("invalid option -- '{c}'")),
+                c => return usage(io, &prog, &usage::invalid_option(c)),
             };
             want[idx] = true;
         }
@@ -188,7 +179,7 @@ pub fn hostname(args: &[String], io: &mut Io) -> i32 {
 pub fn whoami(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "whoami");
     if let Some(extra) = args.get(1) {
-        return try_help(io, &prog, &format!("extra operand '{extra}'"));
+        return usage(io, &prog, &usage::extra_operand(&extra));
     }
     let _ = writeln!(io.out, "{}", sys::user_name(sys::euid()));
     0
@@ -208,7 +199,7 @@ pub fn id(args: &[String], io: &mut Io) -> i32 {
             "--real" => real = true,
             "--zero" => zero = true,
             s if s.starts_with("--") => {
-                return try_help(io, &prog, &format!("unrecognized option '{s}'"));
+                return usage(io, &prog, &usage::unrecognized_option(s));
             }
             s if s.starts_with('-') && s.len() > 1 => {
                 for c in s[1..].chars() {
@@ -220,13 +211,13 @@ pub fn id(args: &[String], io: &mut Io) -> i32 {
                         'r' => real = true,
                         'z' => zero = true,
                         'a' => {}
-                        c => return try_help(io, &prog, &format!("invalid option -- '{c}'")),
+                        c => return usage(io, &prog, &usage::invalid_option(c)),
                     }
                 }
             }
             s => {
                 if user.is_some() {
-                    return try_help(io, &prog, &format!("extra operand '{s}'"));
+                    return usage(io, &prog, &usage::extra_operand(&s));
                 }
                 user = Some(s.to_string());
             }
@@ -341,10 +332,10 @@ pub fn nproc(args: &[String], io: &mut Io) -> i32 {
                     i += 1;
                     v.clone()
                 }
-                None => return try_help(io, &prog, "option '--ignore' requires an argument"),
+                None => return usage(io, &prog, "option '--ignore' requires an argument"),
             }
         } else {
-            return try_help(io, &prog, &format!("extra operand '{a}'"));
+            return usage(io, &prog, &usage::extra_operand(&a));
         };
         match val.parse() {
             Ok(n) => ignore = n,

@@ -27,7 +27,7 @@
 //! `--delete`, `-A` and
 //! `-d` are not implemented (`-u` appends like `-r`).
 
-use crate::common::time;
+use crate::common::{time, usage};
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, Read, Write};
@@ -454,7 +454,7 @@ fn parse_into(args: &[Vec<u8>], o: &mut Opts) -> Result<(), String> {
             expanded.push(vec![b'-', c]);
             if short_takes_arg(c) {
                 if rest.is_empty() {
-                    return Err(format!("option requires an argument -- '{}'", c as char));
+                    return Err(usage::requires_argument(c as char));
                 }
                 expanded.push(rest.remove(0));
             }
@@ -490,7 +490,7 @@ fn parse_into(args: &[Vec<u8>], o: &mut Opts) -> Result<(), String> {
                 (None, [one]) => **one,
                 (None, []) => {
                     // getopt quotes the word as typed, `=VALUE` included.
-                    return Err(format!("unrecognized option '{}'", show(&w)));
+                    return Err(usage::unrecognized_option(show(&w)));
                 }
                 (None, _) => return Err(format!("option '--{name}' is ambiguous")),
             };
@@ -499,7 +499,7 @@ fn parse_into(args: &[Vec<u8>], o: &mut Opts) -> Result<(), String> {
                     Some(v) => Some(v),
                     None => {
                         if i >= words.len() {
-                            return Err(format!("option '--{full}' requires an argument"));
+                            return Err(usage::long_requires_argument(full));
                         }
                         i += 1;
                         Some(words[i - 1].clone())
@@ -507,7 +507,7 @@ fn parse_into(args: &[Vec<u8>], o: &mut Opts) -> Result<(), String> {
                 }
             } else {
                 if inline.is_some() {
-                    return Err(format!("option '--{full}' doesn't allow an argument"));
+                    return Err(usage::long_takes_no_argument(full));
                 }
                 None
             };
@@ -531,7 +531,7 @@ fn parse_into(args: &[Vec<u8>], o: &mut Opts) -> Result<(), String> {
                     i += 1;
                     Some(words[i - 1].clone())
                 } else {
-                    return Err(format!("option requires an argument -- '{}'", c as char));
+                    return Err(usage::requires_argument(c as char));
                 }
             } else {
                 None
@@ -642,7 +642,7 @@ fn apply_short(o: &mut Opts, c: u8, v: Option<Vec<u8>>) -> Result<(), String> {
         }
         // Accepted and meaningless here: permissions/owners are always kept as root does.
         b'p' | b'o' | b'S' | b'W' | b'w' | b'B' | b'i' | b'l' | b'M' | b'U' | b's' | b'b' => {}
-        _ => return Err(format!("invalid option -- '{}'", c as char)),
+        _ => return Err(usage::invalid_option(c as char)),
     }
     Ok(())
 }

@@ -15,8 +15,8 @@
 //! does not see (`echo`, `printf`, `test`, `expr`, `seq`'s negative numbers) are not listed, and
 //! the obsolete `-NUM` forms stay with the utility that rewrites them.
 
-use applets::locale_quote as c_locale_quote;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
+use gnu::usage;
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -121,19 +121,13 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         && let Some(message) = checksum_options_refused(args)
     {
         // uutils says the first line (or nothing) but not the second.
-        let _ = write!(
-            std::io::stderr(),
-            "{name}: {message}\nTry '{name} --help' for more information.\n"
-        );
+        let _ = std::io::stderr().write_all(usage::report(name, message).as_bytes());
         return Some(1);
     }
     if name == "tr"
         && let Some(message) = tr_extra_operand(args)
     {
-        let _ = writeln!(
-            std::io::stderr(),
-            "{message}Try 'tr --help' for more information."
-        );
+        let _ = writeln!(std::io::stderr(), "{message}{}", usage::try_help("tr"));
         return Some(1);
     }
     let during_options = match name {
@@ -142,10 +136,7 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         _ => None,
     };
     if let Some(message) = during_options {
-        let _ = write!(
-            std::io::stderr(),
-            "{message}\nTry '{name} --help' for more information.\n"
-        );
+        refuse(name, &message);
         return Some(1);
     }
     let (_, app, status) = APPS.iter().find(|(n, _, _)| *n == name)?;
@@ -153,17 +144,13 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     if let Ok(matches) = &parsed
         && let Some(message) = operands_refused(name, matches, args)
     {
-        let _ = write!(
-            std::io::stderr(),
-            "{message}\nTry '{name} --help' for more information.\n"
-        );
+        refuse(name, &message);
         return Some(*status);
     }
     let err = parsed.err()?;
     // Options are checked before operands, as getopt reads them all first.
-    let extra = || {
-        extra_operand(name, args).map(|w| format!("{name}: extra operand {}", c_locale_quote(&w)))
-    };
+    let extra =
+        || extra_operand(name, args).map(|w| format!("{name}: {}", usage::extra_operand(&w)));
     if let Some(status) = empty_operand(name, &err, args) {
         return Some(status);
     }
@@ -171,10 +158,7 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     // is the error, even where clap first met one operand too many (`unlink a b -s`, which
     // clap reports as the unexpected argument `b`).
     if let Some(message) = first_unknown_option(name, *app, args) {
-        let _ = write!(
-            std::io::stderr(),
-            "{message}\nTry '{name} --help' for more information.\n"
-        );
+        refuse(name, &message);
         return Some(*status);
     }
     let message = match err.kind() {
@@ -188,11 +172,13 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
         ErrorKind::InvalidValue => missing_value(name, &err, args)?,
         _ => extra()?,
     };
-    let _ = write!(
-        std::io::stderr(),
-        "{message}\nTry '{name} --help' for more information.\n"
-    );
+    refuse(name, &message);
     Some(*status)
+}
+
+/// A usage error line (`NAME: …`) and GNU's pointer to `--help`, on standard error.
+fn refuse(name: &str, line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}\n{}", usage::try_help(name));
 }
 
 /// `tr` with more strings than its mode takes: one when deleting without squeezing, else two.
@@ -219,7 +205,7 @@ fn tr_extra_operand(args: &[OsString]) -> Option<String> {
     }
     let max = if delete && !squeeze { 1 } else { 2 };
     let extra = operands.get(max)?;
-    let mut message = format!("tr: extra operand {}\n", c_locale_quote(extra));
+    let mut message = format!("tr: {}\n", usage::extra_operand(extra));
     if delete && !squeeze && operands.len() == 2 {
         message.push_str("Only one string may be given when deleting without squeezing repeats.\n");
     }
@@ -403,7 +389,7 @@ fn seq_extra_operand(args: &[OsString]) -> Option<String> {
         }
     }
     let extra = operands.get(3)?;
-    Some(format!("seq: extra operand {}", c_locale_quote(extra)))
+    Some(format!("seq: {}", usage::extra_operand(extra)))
 }
 
 /// GNU's refusal of a command line clap accepts: `cp FILE` or `mv FILE` alone (uutils says
@@ -420,9 +406,10 @@ fn operands_refused(name: &str, matches: &clap::ArgMatches, args: &[OsString]) -
             if matches.get_raw("target-directory").is_some() {
                 return None;
             }
+            // coreutils names the file with `quoteaf` (shell quoting), not `quote`.
             Some(format!(
                 "{name}: missing destination file operand after {}",
-                c_locale_quote(&only.to_string_lossy())
+                gnu::quote::shell_always(&only.to_string_lossy())
             ))
         }
         "truncate" if !truncate_has_size(args) => Some(TRUNCATE_NEEDS_SIZE.to_string()),
@@ -471,17 +458,17 @@ fn missing_operand(name: &str, args: &[OsString]) -> String {
     });
     match (name, operands.as_slice()) {
         ("cp" | "mv", _) if target_given => format!("{name}: missing file operand"),
-        ("csplit", [.., last]) => format!("{name}: missing operand after {}", c_locale_quote(last)),
+        ("csplit", [.., last]) => format!("{name}: {}", usage::missing_operand_after(last)),
         ("cp" | "mv", [only]) => format!(
             "{name}: missing destination file operand after {}",
-            c_locale_quote(only)
+            gnu::quote::shell_always(only)
         ),
         ("cp" | "mv" | "touch" | "shred" | "truncate", _) => {
             format!("{name}: missing file operand")
         }
         // join names the one file it was given (`join a`); its options' values do not count.
         ("join", _) => match operands_of(name, args).as_deref() {
-            Some([only]) => format!("{name}: missing operand after {}", c_locale_quote(only)),
+            Some([only]) => format!("{name}: {}", usage::missing_operand_after(only)),
             _ => format!("{name}: missing operand"),
         },
         _ => format!("{name}: missing operand"),
@@ -616,7 +603,7 @@ fn unknown_option(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
                     .is_some_and(|rest| rest == long || rest.starts_with(&format!("{long}=")))
             })
             .map_or_else(|| bad.to_string(), |a| a.into_owned());
-        return Some(format!("{name}: unrecognized option '{typed}'"));
+        return Some(format!("{name}: {}", usage::unrecognized_option(typed)));
     }
     let letter = bad.strip_prefix('-')?.chars().next()?;
     // `-5`, `-5f`: the obsolete count forms (head, tail, uniq, fold, split, sort's `-POS`…)
@@ -637,7 +624,7 @@ fn unknown_option(name: &str, bad: &str, args: &[OsString]) -> Option<String> {
     {
         return None;
     }
-    Some(format!("{name}: invalid option -- '{letter}'"))
+    Some(format!("{name}: {}", usage::invalid_option(letter)))
 }
 
 /// GNU's line for an option typed last without its value (`cut -d`, `sort --key`). clap calls
@@ -662,10 +649,13 @@ fn missing_value(name: &str, err: &clap::Error, args: &[OsString]) -> Option<Str
         } else {
             format!("--{long}")
         };
-        return Some(format!("{name}: option '{full}' requires an argument"));
+        return Some(format!(
+            "{name}: {}",
+            usage::long_requires_argument(full.trim_start_matches("--"))
+        ));
     }
     let letter = last.strip_prefix('-')?.chars().last()?;
-    Some(format!("{name}: option requires an argument -- '{letter}'"))
+    Some(format!("{name}: {}", usage::requires_argument(letter)))
 }
 
 #[cfg(test)]
@@ -735,7 +725,7 @@ mod tests {
         let a = args(&["uniq", "-f1", "-w", "2", "a", "b", "c"]);
         assert_eq!(extra_operand("uniq", &a).as_deref(), Some("c"));
         assert_eq!(extra_operand("uniq", &args(&["uniq", "a", "b"])), None);
-        assert_eq!(c_locale_quote("it's"), "'it\\'s'");
+        assert_eq!(gnu::quote::locale("it's"), "'it\\'s'");
         assert_eq!(check("uniq", &args(&["uniq", "a", "b", "c"])), Some(1));
     }
 
@@ -789,6 +779,16 @@ mod tests {
         assert_eq!(
             missing_operand("cp", &args(&["cp", "-r", "a"])),
             "cp: missing destination file operand after 'a'"
+        );
+        // The file is quoted for the shell (`quoteaf`), an operand with gnulib's `quote`: GNU
+        // coreutils with LC_ALL=C said so for `mv "a'b"` and `join -t , "a'b"`.
+        assert_eq!(
+            missing_operand("mv", &args(&["mv", "a'b"])),
+            "mv: missing destination file operand after \"a'b\""
+        );
+        assert_eq!(
+            missing_operand("join", &args(&["join", "-t", ",", "a'b"])),
+            "join: missing operand after 'a\\'b'"
         );
         assert_eq!(
             missing_operand("join", &args(&["join", "-t", ",", "a"])),

@@ -17,3 +17,4 @@ pub mod glob;
 pub mod printf;
 pub mod quote;
 pub mod time;
+pub mod usage;

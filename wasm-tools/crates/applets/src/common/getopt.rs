@@ -7,6 +7,8 @@
 //! at the first operand (xargs, like GNU's `+` optstring) or `POSIXLY_CORRECT` is set.
 //! Error texts are glibc's.
 
+use crate::common::usage;
+
 /// Whether an option takes an argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HasArg {
@@ -163,7 +165,7 @@ pub fn parse_in_order<K: Copy + PartialEq>(
                     if inline.is_some() {
                         return (
                             Parsed { opts, operands },
-                            Some(format!("option '--{long}' doesn't allow an argument")),
+                            Some(usage::long_takes_no_argument(long)),
                         );
                     }
                     None
@@ -178,7 +180,7 @@ pub fn parse_in_order<K: Copy + PartialEq>(
                         } else {
                             return (
                                 Parsed { opts, operands },
-                                Some(format!("option '--{long}' requires an argument")),
+                                Some(usage::long_requires_argument(long)),
                             );
                         }
                     }
@@ -213,10 +215,7 @@ pub fn parse_in_order<K: Copy + PartialEq>(
                     continue;
                 }
                 let Some(spec) = specs.iter().find(|s| s.short == Some(c)) else {
-                    return (
-                        Parsed { opts, operands },
-                        Some(format!("invalid option -- '{c}'")),
-                    );
+                    return (Parsed { opts, operands }, Some(usage::invalid_option(c)));
                 };
                 let rest: String = chars[j..].iter().collect();
                 let arg = match spec.arg {
@@ -233,10 +232,7 @@ pub fn parse_in_order<K: Copy + PartialEq>(
                             i += 1;
                             Some(args[i - 1].clone())
                         } else {
-                            return (
-                                Parsed { opts, operands },
-                                Some(format!("option requires an argument -- '{c}'")),
-                            );
+                            return (Parsed { opts, operands }, Some(usage::requires_argument(c)));
                         }
                     }
                 };
@@ -272,7 +268,7 @@ fn find_long<'s, K: PartialEq>(
     match candidates.len() {
         0 => {
             let shown = spelled.split('=').next().unwrap_or(spelled);
-            Err(format!("unrecognized option '{shown}'"))
+            Err(usage::unrecognized_option(shown))
         }
         1 => Ok(candidates[0]),
         _ => {

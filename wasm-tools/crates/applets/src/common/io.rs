@@ -106,10 +106,7 @@ pub fn report(out: &mut dyn Write, err: &mut dyn Write, prog: &str, text: impl s
 
 /// A usage error as coreutils prints it: the message, then where to read more; status 1.
 pub fn usage(io: &mut Io, prog: &str, msg: &str) -> i32 {
-    let _ = writeln!(
-        io.err,
-        "{prog}: {msg}\nTry '{prog} --help' for more information."
-    );
+    let _ = io.err.write_all(gnu::usage::report(prog, msg).as_bytes());
     1
 }
 

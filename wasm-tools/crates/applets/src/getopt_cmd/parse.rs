@@ -4,6 +4,8 @@
 //! abbreviated long options, and glibc's messages. The common option parser is for fixed
 //! tables and has none of the modes, hence this one.
 
+use crate::common::usage;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HasArg {
     No,
@@ -159,7 +161,7 @@ pub fn parse(params: &[String], optstring: &str, longs: &[LongOpt], long_only: b
                 }
                 Ok(None) => {
                     if double || short_kind(optstring, first).is_none() {
-                        out.errors.push(format!("unrecognized option '{a}'"));
+                        out.errors.push(usage::unrecognized_option(a));
                         continue;
                     }
                 }
@@ -171,7 +173,7 @@ pub fn parse(params: &[String], optstring: &str, longs: &[LongOpt], long_only: b
             let c = chars[j];
             j += 1;
             let Some(kind) = short_kind(optstring, c) else {
-                out.errors.push(format!("invalid option -- '{c}'"));
+                out.errors.push(usage::invalid_option(c));
                 continue;
             };
             let rest: String = chars[j..].iter().collect();
@@ -189,8 +191,7 @@ pub fn parse(params: &[String], optstring: &str, longs: &[LongOpt], long_only: b
                         i += 1;
                         Some(params[i - 1].clone())
                     } else {
-                        out.errors
-                            .push(format!("option requires an argument -- '{c}'"));
+                        out.errors.push(usage::requires_argument(c));
                         break;
                     }
                 }
