@@ -296,7 +296,7 @@ pub fn logname(args: &[String], io: &mut Io) -> i32 {
             let _ = writeln!(io.out, "Usage: {prog} [OPTION]");
             return 0;
         }
-        return usage(io, &prog, &usage::extra_operand(&a));
+        return usage(io, &prog, &usage::extra_operand(a));
     }
     let _ = writeln!(io.err, "{prog}: no login name");
     1
@@ -330,7 +330,7 @@ pub fn tty(args: &[String], io: &mut Io) -> i32 {
                 return 2;
             }
             a => {
-                usage(io, &prog, &usage::extra_operand(&a));
+                usage(io, &prog, &usage::extra_operand(a));
                 return 2;
             }
         }

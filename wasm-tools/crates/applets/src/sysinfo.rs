@@ -60,7 +60,7 @@ pub fn arch(args: &[String], io: &mut Io) -> i32 {
         Some(a) if a.starts_with('-') && a.len() > 1 => {
             usage(io, &prog, &usage::invalid_option(&a[1..2]))
         }
-        Some(a) => usage(io, &prog, &usage::extra_operand(&a)),
+        Some(a) => usage(io, &prog, &usage::extra_operand(a)),
     }
 }
 
@@ -92,7 +92,7 @@ pub fn uname(args: &[String], io: &mut Io) -> i32 {
                 return usage(io, &prog, &usage::unrecognized_option(s));
             }
             s if s.starts_with('-') && s.len() > 1 => s[1..].chars().collect(),
-            s => return usage(io, &prog, &usage::extra_operand(&s)),
+            s => return usage(io, &prog, &usage::extra_operand(s)),
         };
         for f in flags {
             let idx = match f {
@@ -179,7 +179,7 @@ pub fn hostname(args: &[String], io: &mut Io) -> i32 {
 pub fn whoami(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "whoami");
     if let Some(extra) = args.get(1) {
-        return usage(io, &prog, &usage::extra_operand(&extra));
+        return usage(io, &prog, &usage::extra_operand(extra));
     }
     let _ = writeln!(io.out, "{}", sys::user_name(sys::euid()));
     0
@@ -217,7 +217,7 @@ pub fn id(args: &[String], io: &mut Io) -> i32 {
             }
             s => {
                 if user.is_some() {
-                    return usage(io, &prog, &usage::extra_operand(&s));
+                    return usage(io, &prog, &usage::extra_operand(s));
                 }
                 user = Some(s.to_string());
             }
@@ -335,7 +335,7 @@ pub fn nproc(args: &[String], io: &mut Io) -> i32 {
                 None => return usage(io, &prog, "option '--ignore' requires an argument"),
             }
         } else {
-            return usage(io, &prog, &usage::extra_operand(&a));
+            return usage(io, &prog, &usage::extra_operand(a));
         };
         match val.parse() {
             Ok(n) => ignore = n,
