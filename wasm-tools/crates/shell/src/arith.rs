@@ -1,7 +1,7 @@
 //! Shell arithmetic (`$(( ))`, `(( ))`, `let`, array indices) on 64-bit integers with bash's
 //! wrapping semantics; division by zero is an error like bash's.
 
-use crate::expand::ExpandError;
+use crate::error::ExpandError;
 use crate::state::Shell;
 use brush_parser::ast::{
     ArithmeticExpr as E, ArithmeticTarget, BinaryOperator as B, UnaryAssignmentOperator as UA,

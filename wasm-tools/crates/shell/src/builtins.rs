@@ -1,7 +1,8 @@
 //! Builtins. They write through the shell's descriptor table so redirections and pipes apply
 //! to them exactly as to external commands.
 
-use crate::expand::ExpandError;
+use crate::error::ExpandError;
+use crate::quote::{ansi_c_quote, double_quote, needs_ansi_c_quoting, shell_quote};
 use crate::state::{Flow, Shell, Value};
 use brush_parser::ast::{self, BinaryPredicate as BP, UnaryPredicate as UP};
 use std::collections::BTreeMap;
@@ -95,17 +96,6 @@ pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
 }
 
-/// Single-quotes a string for reuse as shell input (`'it'\''s'`).
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./=:,+@%".contains(c))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
 /// A value as `set` shows it: bare when nothing in it needs quoting, in single quotes, or in
 /// `$'…'` when it holds control characters.
 fn set_quote(s: &str) -> String {
@@ -114,54 +104,6 @@ fn set_quote(s: &str) -> String {
     } else {
         shell_quote(s)
     }
-}
-
-/// bash's `ansic_shouldquote` in the C locale (upstream's): a byte that is not printable ASCII.
-pub fn needs_ansi_c_quoting(s: &str) -> bool {
-    s.bytes().any(|b| !(0x20..0x7f).contains(&b))
-}
-
-/// bash's `ansic_quote`: `$'…'` with C escapes, `\'` and `\\`, and other unprintable bytes in
-/// three octal digits.
-pub fn ansi_c_quote(s: &str) -> String {
-    let mut out = String::from("$'");
-    for b in s.bytes() {
-        match b {
-            b'\n' => out.push_str("\\n"),
-            b'\t' => out.push_str("\\t"),
-            b'\r' => out.push_str("\\r"),
-            0x1b => out.push_str("\\E"),
-            0x07 => out.push_str("\\a"),
-            0x08 => out.push_str("\\b"),
-            0x0b => out.push_str("\\v"),
-            0x0c => out.push_str("\\f"),
-            b'\'' => out.push_str("\\'"),
-            b'\\' => out.push_str("\\\\"),
-            b if !(0x20..0x7f).contains(&b) => out.push_str(&format!("\\{b:03o}")),
-            b => out.push(b as char),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-/// An array element as `set` and `declare -p` show it: in double quotes, `"`, `\`, `$` and
-/// `` ` `` escaped.
-fn double_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        if matches!(c, '"' | '\\' | '$' | '`') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
-
-/// Quoting for `set -x` traces, like bash's (only quote when needed).
-pub fn xtrace_quote(s: &str) -> String {
-    shell_quote(s)
 }
 
 impl Shell {
@@ -395,7 +337,7 @@ impl Shell {
                         s
                     }
                     Err(e) => {
-                        self.error(&format!("{file}: {}", crate::exec::error_text(&e)));
+                        self.error(&format!("{file}: {}", crate::error::error_text(&e)));
                         1
                     }
                 }
@@ -668,7 +610,7 @@ impl Shell {
                 1
             }
             Err(e) => {
-                self.error(&format!("cd: {target}: {}", crate::exec::error_text(&e)));
+                self.error(&format!("cd: {target}: {}", crate::error::error_text(&e)));
                 1
             }
         }
@@ -923,7 +865,7 @@ impl Shell {
             } else {
                 format!("{}/{file}", dir.trim_end_matches('/'))
             };
-            std::fs::read(path).map_err(|e| crate::exec::error_text(&e))
+            std::fs::read(path).map_err(|e| crate::error::error_text(&e))
         });
         for e in &outcome.errors {
             self.error(&format!("bind: {e}"));
@@ -1620,13 +1562,13 @@ fn split_for_read(text: &str, ifs: &str, n: usize) -> Vec<String> {
 
 /// `echo -e` escapes; the bool is true after `\c` (stop output).
 fn echo_escapes(s: &str) -> (String, bool) {
-    crate::state::unescape(s, &gnu::escape::BASH_ECHO)
+    crate::text::unescape(s, &gnu::escape::BASH_ECHO)
 }
 
 /// dash's echo escapes: bash's set without `\E`, `\x` and `\u`, and octal with or without the
 /// leading `0` (`\101` and `\0101` are both `A`).
 fn dash_echo_escapes(s: &str) -> (String, bool) {
-    crate::state::unescape(s, &gnu::escape::DASH_ECHO)
+    crate::text::unescape(s, &gnu::escape::DASH_ECHO)
 }
 
 /// bash 5.1's `shopt` options and their values in a non-interactive shell, in its order
@@ -1723,7 +1665,7 @@ mod tests {
         // Bytes above 0x7f are bytes, not code points.
         let (text, _) = echo_escapes(r"\x7f\x80\xff\0377A");
         assert_eq!(
-            crate::state::output_bytes(&text).as_ref(),
+            crate::text::output_bytes(&text).as_ref(),
             b"\x7f\x80\xff\xffA"
         );
     }

@@ -42,8 +42,8 @@ impl Dialect {
     pub fn not_found(self, name: &str) -> String {
         match self {
             // bash's `printable_filename`: a name with unprintable bytes in `$'…'`.
-            Dialect::Bash if crate::builtins::needs_ansi_c_quoting(name) => {
-                format!("{}: command not found", crate::builtins::ansi_c_quote(name))
+            Dialect::Bash if crate::quote::needs_ansi_c_quoting(name) => {
+                format!("{}: command not found", crate::quote::ansi_c_quote(name))
             }
             Dialect::Bash => format!("{name}: command not found"),
             Dialect::Dash => format!("{name}: not found"),

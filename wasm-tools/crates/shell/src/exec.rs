@@ -7,7 +7,7 @@
 //! started directly with their stdio wired to host pipes and files.
 
 use crate::dialect::Dialect;
-use crate::expand::ExpandError;
+use crate::error::{ExpandError, error_text};
 use crate::state::{Flow, MAX_DEPTH, Shell};
 use brush_parser::ast::{self, Command, CompoundCommand, IoFileRedirectKind, IoRedirect};
 use hostcalls::{Handle, OpenFlags, SpawnRequest};
@@ -726,10 +726,7 @@ impl Shell {
         };
         if self.options.xtrace && !argv.is_empty() {
             let ps4 = self.get_scalar("PS4").unwrap_or_else(|| "+ ".into());
-            let line: Vec<String> = argv
-                .iter()
-                .map(|a| crate::builtins::xtrace_quote(a))
-                .collect();
+            let line: Vec<String> = argv.iter().map(|a| crate::quote::xtrace_quote(a)).collect();
             self.err(&format!("{ps4}{}\n", line.join(" ")));
         }
         if argv.is_empty() {
@@ -1271,7 +1268,7 @@ impl Shell {
                         let path = self
                             .process_substitution(kind, sub)
                             .map_err(|_| "process substitution failed".to_string())?;
-                        crate::builtins::shell_quote(&path)
+                        crate::quote::shell_quote(&path)
                     }
                 };
                 match kind {
@@ -1513,15 +1510,6 @@ fn read_head(path: &str) -> Vec<u8> {
             buf
         }
         Err(_) => Vec::new(),
-    }
-}
-
-/// An `io::Error` as bash words it (`No such file or directory`), without Rust's suffix.
-pub fn error_text(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
     }
 }
 

@@ -9,9 +9,7 @@ use brush_parser::word::{
     ParameterTestType, SpecialParameter, SubstringMatchKind, WordPiece, WordPieceWithSource,
 };
 
-/// An expansion error: printed by the caller, and the command fails with status 1.
-#[derive(Debug)]
-pub struct ExpandError(pub String);
+pub use crate::error::ExpandError;
 
 type R<T> = Result<T, ExpandError>;
 
@@ -631,7 +629,7 @@ impl Shell {
                     T::ToUpperCase => s.to_uppercase(),
                     T::ToLowerCase => s.to_lowercase(),
                     T::CapitalizeInitial => first_char_map(&s, true),
-                    T::Quoted => crate::builtins::shell_quote(&s),
+                    T::Quoted => crate::quote::shell_quote(&s),
                     T::ExpandEscapeSequences => ansi_c_unquote(&s),
                     _ => s,
                 };
@@ -938,7 +936,7 @@ pub fn pattern_text(chars: &[(char, bool)]) -> String {
 
 /// `$'…'` escapes. The result is a C string to bash: a NUL (`\0`, `\x00`) ends it.
 pub fn ansi_c_unquote(s: &str) -> String {
-    let (text, _) = crate::state::unescape(s, &gnu::escape::BASH_ANSI_C);
+    let (text, _) = crate::text::unescape(s, &gnu::escape::BASH_ANSI_C);
     match text.find('\0') {
         Some(end) => text[..end].to_string(),
         None => text,

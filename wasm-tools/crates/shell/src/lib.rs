@@ -15,16 +15,19 @@
 mod arith;
 mod builtins;
 mod dialect;
+mod error;
 mod exec;
 mod expand;
 mod first_error;
 mod glob;
 mod jobs;
 mod printf;
+mod quote;
 mod readline;
 mod state;
 mod subscript;
 mod syntax;
+mod text;
 
 use state::{Flow, Shell};
 use std::ffi::OsString;
@@ -62,7 +65,7 @@ fn script_not_read(
             let why = if missing {
                 "No such file".to_string()
             } else {
-                exec::error_text(e)
+                error::error_text(e)
             };
             shell.err(&format!("{argv0}: 0: cannot open {file}: {why}\n"));
             2
@@ -73,7 +76,7 @@ fn script_not_read(
             126
         }
         dialect::Dialect::Bash => {
-            shell.err(&format!("{argv0}: {file}: {}\n", exec::error_text(e)));
+            shell.err(&format!("{argv0}: {file}: {}\n", error::error_text(e)));
             127
         }
     }

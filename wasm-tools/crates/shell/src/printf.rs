@@ -193,7 +193,7 @@ fn format_once(
                 }
                 text
             }
-            'q' => crate::builtins::shell_quote(next_arg(args, idx).unwrap_or("")),
+            'q' => crate::quote::shell_quote(next_arg(args, idx).unwrap_or("")),
             'c' => next_arg(args, idx)
                 .and_then(|s| s.chars().next())
                 .map(String::from)
@@ -257,7 +257,7 @@ fn escape(rest: &[char], in_b: bool, out: &mut String, errors: &mut Vec<String>)
     } else {
         &gnu::escape::BASH_PRINTF
     };
-    let (escape, used) = crate::state::escape_at(rest, dialect);
+    let (escape, used) = crate::text::escape_at(rest, dialect);
     match escape {
         Escape::Stop => return (used, true),
         Escape::Unknown => {
@@ -268,7 +268,7 @@ fn escape(rest: &[char], in_b: bool, out: &mut String, errors: &mut Vec<String>)
             }
             out.push('\\');
         }
-        known => crate::state::push_escape(out, known),
+        known => crate::text::push_escape(out, known),
     }
     (used, false)
 }
