@@ -190,50 +190,56 @@ fn directive(c: char, spec: &Spec, name: &str, st: &Stat) -> Option<String> {
     }
 }
 
-/// GNU stat's warnings about the escapes of a `--printf` format, which it repeats for each
-/// file it formats: `unrecognized escape '\q'`, `backslash at end of format`.
-fn escape_warnings(fmt: &str) -> Vec<String> {
-    let b = fmt.as_bytes();
-    let mut warnings = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            i += 1;
-            continue;
+/// A format expanded for one file: the text, and GNU's warnings about escapes it does not
+/// know (`unrecognized escape '\q'`, `backslash at end of format`) with the offset in the text
+/// where each interrupts it (stat's `error` flushes what stdout holds first).
+struct Output {
+    text: Vec<u8>,
+    warnings: Vec<(usize, String)>,
+}
+
+impl Output {
+    fn write(&self, io: &mut Io, prog: &str) -> std::io::Result<()> {
+        let mut written = 0;
+        for (at, warning) in &self.warnings {
+            io.out.write_all(&self.text[written..*at])?;
+            written = *at;
+            io.out.flush()?;
+            let _ = writeln!(io.err, "{prog}: {warning}");
         }
-        let (escape, used) = escape::decode_one(&b[i + 1..], &escape::STAT);
-        match (escape, b.get(i + 1)) {
-            (Escape::Byte(_), _) => {}
-            (_, None) => warnings.push("warning: backslash at end of format".to_string()),
-            (_, Some(&c)) => warnings.push(format!(
-                "warning: unrecognized escape '\\{}'",
-                char::from(c)
-            )),
-        }
-        i += 1 + used.max(1);
+        io.out.write_all(&self.text[written..])
     }
-    warnings
 }
 
 /// Expands a format for one file. `escapes` interprets backslash sequences (`--printf`).
-fn render(fmt: &str, name: &str, st: &Stat, escapes: bool) -> Vec<u8> {
+fn render(fmt: &str, name: &str, st: &Stat, escapes: bool) -> Output {
     expand(fmt, escapes, &|c, spec| directive(c, spec, name, st))
 }
 
 /// Expands a format, each `%` directive through `directive` (`None`: an unknown one, `?`).
-fn expand(fmt: &str, escapes: bool, directive: &dyn Fn(char, &Spec) -> Option<String>) -> Vec<u8> {
+fn expand(fmt: &str, escapes: bool, directive: &dyn Fn(char, &Spec) -> Option<String>) -> Output {
     let b = fmt.as_bytes();
     let mut out = Vec::new();
+    let mut warnings = Vec::new();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
         if escapes && c == b'\\' {
-            // An escape stat does not know is a warning (see `escape_warnings`) and prints its
-            // letter alone; a backslash at the end prints as itself.
+            // An escape stat does not know is a warning, then its letter alone; a backslash at
+            // the end, a warning and itself.
             let (escape, used) = escape::decode_one(&b[i + 1..], &escape::STAT);
-            match escape {
-                Escape::Byte(byte) => out.push(byte),
-                _ => out.push(b.get(i + 1).copied().unwrap_or(b'\\')),
+            match (escape, b.get(i + 1)) {
+                (Escape::Byte(byte), _) => out.push(byte),
+                (_, None) => {
+                    warnings.push((out.len(), "warning: backslash at end of format".into()));
+                    out.push(b'\\');
+                }
+                (_, Some(&letter)) => {
+                    let warning =
+                        format!("warning: unrecognized escape '\\{}'", char::from(letter));
+                    warnings.push((out.len(), warning));
+                    out.push(letter);
+                }
             }
             i += 1 + used.max(1);
             continue;
@@ -294,7 +300,10 @@ fn expand(fmt: &str, escapes: bool, directive: &dyn Fn(char, &Spec) -> Option<St
             None => out.push(b'?'),
         }
     }
-    out
+    Output {
+        text: out,
+        warnings,
+    }
 }
 
 /// `stat -f`'s default layout (coreutils 8.32) and its `--terse` one.
@@ -305,7 +314,7 @@ const FS_TERSE_FORMAT: &str = "%n %i %l %t %s %S %b %f %a %c %d\n";
 const FS_BLOCK: u64 = 4096;
 
 /// `stat -f` of an existing path: the `statfs` of the mount holding it.
-fn file_system_output(name: &str, format: Option<&(String, bool)>) -> Vec<u8> {
+fn file_system_output(name: &str, format: Option<&(String, bool)>) -> Output {
     let table = crate::df::mounts();
     let path = crate::df::absolute(name);
     let mount = crate::df::mount_of(&table, &path).cloned();
@@ -370,12 +379,9 @@ fn default_output(name: &str, st: &Stat) -> Vec<u8> {
         shown.push_str(&t.to_string_lossy());
     }
     s.push_str(&format!("  File: {shown}\n"));
-    s.push_str(&String::from_utf8_lossy(&render(
-        &DEFAULT_FORMAT.replace("  File: %N\n", ""),
-        name,
-        st,
-        false,
-    )));
+    s.push_str(&String::from_utf8_lossy(
+        &render(&DEFAULT_FORMAT.replace("  File: %N\n", ""), name, st, false).text,
+    ));
     let links = if st.mode & S_IFMT == S_IFCHR || st.mode & S_IFMT == S_IFBLK {
         format!("{:<5} Device type: 0,0", st.nlink)
     } else {
@@ -452,27 +458,11 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         };
         format = Some((terse_format.to_string(), false));
     }
-    let warnings = match &format {
-        Some((f, true)) => escape_warnings(f),
-        _ => Vec::new(),
-    };
-    // stdio's order: what is buffered for stdout goes out before a warning.
-    let warn = |io: &mut Io| {
-        if !warnings.is_empty() {
-            let _ = io.out.flush();
-        }
-        for warning in &warnings {
-            let _ = writeln!(io.err, "{prog}: {warning}");
-        }
-    };
     let mut status = 0;
     for name in &parsed.operands {
         if file_system {
             let data = match hostcalls::stat(name, true) {
-                Ok(_) => {
-                    warn(io);
-                    file_system_output(name, format.as_ref())
-                }
+                Ok(_) => file_system_output(name, format.as_ref()),
                 Err(e) => {
                     let _ = io.out.flush();
                     let _ = writeln!(
@@ -485,7 +475,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                     continue;
                 }
             };
-            if let Err(e) = io.out.write_all(&data) {
+            if let Err(e) = data.write(io, &prog) {
                 return write_failed(&[prog], &e, io.err);
             }
             continue;
@@ -502,12 +492,14 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 continue;
             }
         };
-        warn(io);
         let data = match &format {
             Some((f, esc)) => render(f, name, &st, *esc),
-            None => default_output(name, &st),
+            None => Output {
+                text: default_output(name, &st),
+                warnings: Vec::new(),
+            },
         };
-        if let Err(e) = io.out.write_all(&data) {
+        if let Err(e) = data.write(io, &prog) {
             return write_failed(&[prog], &e, io.err);
         }
     }
@@ -535,7 +527,7 @@ mod tests {
     }
 
     fn r(fmt: &str) -> String {
-        String::from_utf8(render(fmt, "a", &st(), false)).unwrap()
+        String::from_utf8(render(fmt, "a", &st(), false).text).unwrap()
     }
 
     #[test]
@@ -550,15 +542,17 @@ mod tests {
         );
         assert_eq!(r("%y"), "2026-11-29 17:09:21.179251150 +0000");
         assert_eq!(r("%N"), "'a'");
+        let out = expand("a\\q\\x41\\E\\x\\", true, &|_, _| None);
+        assert_eq!(out.text, b"aqAEx\\");
         assert_eq!(
-            escape_warnings("a\\q\\x41\\E\\"),
+            out.warnings,
             [
-                "warning: unrecognized escape '\\q'",
-                "warning: unrecognized escape '\\E'",
-                "warning: backslash at end of format",
+                (1, "warning: unrecognized escape '\\q'".to_string()),
+                (3, "warning: unrecognized escape '\\E'".to_string()),
+                (4, "warning: unrecognized escape '\\x'".to_string()),
+                (5, "warning: backslash at end of format".to_string()),
             ]
         );
-        assert_eq!(expand("a\\q\\x41\\E\\x\\", true, &|_, _| None), b"aqAEx\\");
     }
 
     #[test]
@@ -570,7 +564,7 @@ mod tests {
     // (61202244 1K-blocks, 38549712 used, 19511208 available; 3907584 inodes, 2854768 free).
     #[test]
     fn file_system_of_the_root() {
-        let text = String::from_utf8(file_system_output("/", None)).unwrap();
+        let text = String::from_utf8(file_system_output("/", None).text).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "  File: \"/\"");
         assert!(lines[1].starts_with("    ID: "), "{}", lines[1]);
@@ -588,7 +582,7 @@ mod tests {
             ]
         );
         let terse = (FS_TERSE_FORMAT.to_string(), false);
-        let dev = String::from_utf8(file_system_output("/dev/shm/x", Some(&terse))).unwrap();
+        let dev = String::from_utf8(file_system_output("/dev/shm/x", Some(&terse)).text).unwrap();
         assert!(dev.starts_with("/dev/shm/x "), "{dev}");
         assert!(
             dev.ends_with(" 255 1021994 4096 4096 16384 16384 16384 1004930 1004929\n"),
