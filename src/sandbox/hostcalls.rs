@@ -88,43 +88,6 @@ pub(super) fn code(r: Result<(), i32>) -> i32 {
     }
 }
 
-/// Decodes the spawn request written by the guest's `SpawnRequest::encode`.
-/// A decoded spawn request: argv, environment, cwd, stdio handles.
-type SpawnParts = (Vec<String>, Vec<(String, String)>, String, [u32; 3]);
-
-fn decode_spawn(bytes: &[u8]) -> Option<SpawnParts> {
-    let mut pos = 0;
-    let u32_at = |pos: &mut usize| -> Option<u32> {
-        let b = bytes.get(*pos..*pos + 4)?;
-        *pos += 4;
-        Some(u32::from_le_bytes(b.try_into().ok()?))
-    };
-    let argc = u32_at(&mut pos)? as usize;
-    let envc = u32_at(&mut pos)? as usize;
-    let stdio = [u32_at(&mut pos)?, u32_at(&mut pos)?, u32_at(&mut pos)?];
-    let string = |pos: &mut usize| -> Option<String> {
-        let len = u32_at(pos)? as usize;
-        let s = bytes.get(*pos..*pos + len)?;
-        *pos += len;
-        String::from_utf8(s.to_vec()).ok()
-    };
-    if argc == 0 || argc > 1 << 20 || envc > 1 << 16 {
-        return None;
-    }
-    let argv = (0..argc)
-        .map(|_| string(&mut pos))
-        .collect::<Option<Vec<_>>>()?;
-    let env = (0..envc)
-        .map(|_| {
-            let kv = string(&mut pos)?;
-            let (k, v) = kv.split_once('=')?;
-            Some((k.to_string(), v.to_string()))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let cwd = string(&mut pos)?;
-    Some((argv, env, cwd, stdio))
-}
-
 /// A guest path (absolute) as a path relative to the episode root, or a device name.
 enum Target {
     Path(PathBuf),
@@ -206,7 +169,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ProcState>) -> wasmtime::Result<
         |mut caller: C<'_>, ptr: u32, len: u32, pid_out: u32| -> i32 {
             let r = (|| {
                 let bytes = read_bytes(&mut caller, ptr, len)?;
-                let (argv, env, cwd, stdio) = decode_spawn(&bytes).ok_or(errno::EINVAL)?;
+                let hostcalls::SpawnRequest {
+                    argv,
+                    env,
+                    cwd,
+                    stdio,
+                } = hostcalls::SpawnRequest::decode(&bytes).ok_or(errno::EINVAL)?;
                 let state = caller.data();
                 // What the parent wrote comes before anything the child writes.
                 let _ = state.stderr.flush();
@@ -713,25 +681,6 @@ mod tests {
         assert_eq!(rel("/etc/../x"), "etc/../x");
         assert_eq!(rel("/..a/b"), "..a/b");
         assert!(matches!(target_of(""), Err(e) if e == errno::ENOENT));
-    }
-
-    #[test]
-    fn spawn_requests_decode() {
-        let mut bytes = Vec::new();
-        for n in [2u32, 1, 0, 5, 2] {
-            bytes.extend_from_slice(&n.to_le_bytes());
-        }
-        for s in ["ls", "-l", "A=b=c", "/tmp"] {
-            bytes.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            bytes.extend_from_slice(s.as_bytes());
-        }
-        let (argv, env, cwd, stdio) = decode_spawn(&bytes).unwrap();
-        assert_eq!(argv, ["ls", "-l"]);
-        assert_eq!(env, [("A".to_string(), "b=c".to_string())]);
-        assert_eq!(cwd, "/tmp");
-        assert_eq!(stdio, [0, 5, 2]);
-        assert!(decode_spawn(&bytes[..bytes.len() - 1]).is_none());
-        assert!(decode_spawn(&[]).is_none());
     }
 
     #[test]

@@ -121,6 +121,47 @@ impl SpawnRequest {
         push(self.cwd.as_bytes());
         out
     }
+
+    /// The host's side of [`SpawnRequest::encode`]: `None` for bytes that are not one whole
+    /// request (truncated, not UTF-8, an env entry without `=`, no argv, absurd counts).
+    pub fn decode(bytes: &[u8]) -> Option<SpawnRequest> {
+        let mut pos = 0;
+        let u32_at = |pos: &mut usize| -> Option<u32> {
+            let b = bytes.get(*pos..pos.checked_add(4)?)?;
+            *pos += 4;
+            Some(u32::from_le_bytes(b.try_into().ok()?))
+        };
+        let argc = u32_at(&mut pos)? as usize;
+        let envc = u32_at(&mut pos)? as usize;
+        let stdio = [u32_at(&mut pos)?, u32_at(&mut pos)?, u32_at(&mut pos)?];
+        let string = |pos: &mut usize| -> Option<String> {
+            let len = u32_at(pos)? as usize;
+            let s = bytes.get(*pos..pos.checked_add(len)?)?;
+            *pos += len;
+            String::from_utf8(s.to_vec()).ok()
+        };
+        // Counts are checked before anything is allocated for them.
+        if argc == 0 || argc > 1 << 20 || envc > 1 << 16 {
+            return None;
+        }
+        let argv = (0..argc)
+            .map(|_| string(&mut pos))
+            .collect::<Option<Vec<_>>>()?;
+        let env = (0..envc)
+            .map(|_| {
+                let entry = string(&mut pos)?;
+                let (k, v) = entry.split_once('=')?;
+                Some((k.to_string(), v.to_string()))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let cwd = string(&mut pos)?;
+        Some(SpawnRequest {
+            argv,
+            env,
+            cwd,
+            stdio,
+        })
+    }
 }
 
 /// How [`open`] opens a path (for shell redirections).
@@ -437,6 +478,30 @@ mod tests {
         assert_eq!(&bytes[20..24], &2u32.to_le_bytes());
         assert_eq!(&bytes[24..26], b"ls");
         assert!(bytes.ends_with(b"/x"));
+    }
+
+    #[test]
+    fn spawn_requests_decode_what_encode_wrote_and_nothing_else() {
+        let req = SpawnRequest {
+            argv: vec!["ls".into(), "-l".into()],
+            env: vec![("A".into(), "b=c".into())],
+            cwd: "/tmp".into(),
+            stdio: [0, 5, 2],
+        };
+        let bytes = req.encode();
+        let back = SpawnRequest::decode(&bytes).unwrap();
+        assert_eq!(
+            (back.argv, back.env, back.cwd, back.stdio),
+            (req.argv, req.env, req.cwd, req.stdio)
+        );
+        assert!(SpawnRequest::decode(&bytes[..bytes.len() - 1]).is_none());
+        assert!(SpawnRequest::decode(&[]).is_none());
+        // A length that runs past the end (or overflows) is refused, not trusted.
+        let mut huge = bytes[..20].to_vec();
+        huge.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(SpawnRequest::decode(&huge).is_none());
+        let no_argv = SpawnRequest::default().encode();
+        assert!(SpawnRequest::decode(&no_argv).is_none());
     }
 
     #[test]
