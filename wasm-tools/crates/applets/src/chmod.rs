@@ -13,8 +13,8 @@
 use crate::common::io::{prog, run_main, usage};
 use crate::common::mode::{ModeChange, UMASK, perm_string};
 use crate::common::quote;
-use crate::common::usage;
 use crate::common::{Io, sys};
+use gnu::usage;
 use std::ffi::OsString;
 
 pub fn main(args: Vec<OsString>) -> i32 {

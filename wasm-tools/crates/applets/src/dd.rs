@@ -101,7 +101,7 @@ fn parse(args: &[String], err: &mut dyn Write, prog: &str) -> Result<Options, i3
     };
     let fail = |err: &mut dyn Write, msg: String| {
         let _ = writeln!(err, "{prog}: {msg}");
-        let _ = writeln!(err, "Try '{prog} --help' for more information.");
+        let _ = writeln!(err, "{}", gnu::usage::try_help(prog));
         1
     };
     for a in args.iter().skip(1) {

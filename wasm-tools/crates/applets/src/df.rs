@@ -446,10 +446,7 @@ const SPECS: &[OptSpec<K>] = &[
 ];
 
 fn try_help(io: &mut Io, prog: &str, msg: &str) -> i32 {
-    let _ = writeln!(
-        io.err,
-        "{prog}: {msg}\nTry '{prog} --help' for more information."
-    );
+    let _ = io.err.write_all(gnu::usage::report(prog, msg).as_bytes());
     1
 }
 

@@ -226,10 +226,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
     let parsed = match getopt::parse(args, SPECS, Config::default()) {
         Ok(p) => p,
         Err(msg) => {
-            let _ = writeln!(
-                io.err,
-                "{prog}: {msg}\nTry '{prog} --help' for more information."
-            );
+            let _ = io.err.write_all(gnu::usage::report(&prog, &msg).as_bytes());
             return 1;
         }
     };
@@ -322,7 +319,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 "{prog}: warning: summarizing conflicts with --max-depth={}",
                 du.max_depth.unwrap_or(0)
             );
-            let _ = writeln!(du.io.err, "Try '{prog} --help' for more information.");
+            let _ = writeln!(du.io.err, "{}", gnu::usage::try_help(&prog));
             return 1;
         }
         du.max_depth = Some(0);

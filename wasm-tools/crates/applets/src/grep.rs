@@ -222,7 +222,7 @@ struct Grep<'a, 'b> {
 fn usage(io: &mut Io, prog: &str, msg: &str) -> i32 {
     let _ = writeln!(io.err, "{prog}: {msg}");
     let _ = writeln!(io.err, "Usage: {prog} [OPTION]... PATTERNS [FILE]...");
-    let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+    let _ = writeln!(io.err, "{}", gnu::usage::try_help(prog));
     2
 }
 
@@ -435,7 +435,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
         None => {
             if operands.is_empty() {
                 let _ = writeln!(io.err, "Usage: {prog} [OPTION]... PATTERNS [FILE]...");
-                let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+                let _ = writeln!(io.err, "{}", gnu::usage::try_help(&prog));
                 return 2;
             }
             operands.remove(0).split('\n').map(String::from).collect()

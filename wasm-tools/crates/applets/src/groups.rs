@@ -3,7 +3,8 @@
 //! `USER : GROUPS` per user.
 
 use crate::common::io::{prog, run_main};
-use crate::common::{Io, quote, sys, usage};
+use crate::common::{Io, quote, sys};
+use gnu::usage;
 use std::ffi::OsString;
 
 pub fn main(args: Vec<OsString>) -> i32 {
@@ -32,10 +33,7 @@ fn run(args: &[String], io: &mut Io) -> i32 {
             Some(_) => usage::unrecognized_option(opt),
             None => usage::invalid_option(&opt[1..2]),
         };
-        let _ = writeln!(
-            io.err,
-            "{prog}: {msg}\nTry '{prog} --help' for more information."
-        );
+        let _ = io.err.write_all(usage::report(&prog, &msg).as_bytes());
         return 1;
     }
     if users.is_empty() {

@@ -1490,7 +1490,7 @@ fn usage_error(io: &mut Io, prog: &str, msg: &str) -> i32 {
     if !msg.is_empty() {
         let _ = writeln!(io.err, "{prog}: {msg}");
     }
-    let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+    let _ = writeln!(io.err, "{}", gnu::usage::try_help(prog));
     LS_FAILURE
 }
 

@@ -9,7 +9,8 @@
 //! unpredictability, is what mktemp's callers rely on inside a single-user sandbox.
 
 use crate::common::io::{prog, run_main};
-use crate::common::{Io, sys, usage};
+use crate::common::{Io, sys};
+use gnu::usage;
 use std::ffi::OsString;
 
 pub fn main(args: Vec<OsString>) -> i32 {
@@ -48,10 +49,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
     let mut templates = Vec::new();
     let mut i = 1;
     let usage = |io: &mut Io, msg: &str| {
-        let _ = writeln!(
-            io.err,
-            "{prog}: {msg}\nTry '{prog} --help' for more information."
-        );
+        let _ = io.err.write_all(usage::report(&prog, msg).as_bytes());
         1
     };
     while i < args.len() {

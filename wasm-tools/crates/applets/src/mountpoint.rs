@@ -37,10 +37,9 @@ const SPECS: &[OptSpec<K>] = &[
 fn mountpoint(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "mountpoint");
     let usage = |io: &mut Io, message: &str| {
-        let _ = writeln!(
-            io.err,
-            "{prog}: {message}\nTry '{prog} --help' for more information."
-        );
+        let _ = io
+            .err
+            .write_all(gnu::usage::report(&prog, message).as_bytes());
         1
     };
     let parsed = match getopt::parse(args, SPECS, getopt::Config::default()) {

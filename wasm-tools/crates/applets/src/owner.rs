@@ -110,10 +110,7 @@ fn run(args: &[String], io: &mut Io, tool: Tool) -> i32 {
         },
     );
     let usage = |io: &mut Io, msg: &str| {
-        let _ = writeln!(
-            io.err,
-            "{prog}: {msg}\nTry '{prog} --help' for more information."
-        );
+        let _ = io.err.write_all(gnu::usage::report(&prog, msg).as_bytes());
         1
     };
     let parsed = match getopt::parse(args, SPECS, Config::default()) {

@@ -9,7 +9,7 @@
 use crate::common::Io;
 use crate::common::io::{prog, run_main, usage};
 use crate::common::time::{Tm, now_ns};
-use crate::common::usage;
+use gnu::usage;
 use std::ffi::OsString;
 
 /// Seconds since boot, from `/proc/uptime`.

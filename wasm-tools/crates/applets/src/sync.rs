@@ -25,10 +25,7 @@ fn run(args: &[String], io: &mut Io) -> i32 {
     let parsed = match getopt::parse(args, &specs, Config::default()) {
         Ok(p) => p,
         Err(msg) => {
-            let _ = writeln!(
-                io.err,
-                "{prog}: {msg}\nTry '{prog} --help' for more information."
-            );
+            let _ = io.err.write_all(gnu::usage::report(&prog, &msg).as_bytes());
             return 1;
         }
     };

@@ -11,8 +11,8 @@
 //! number.
 
 use crate::common::io::{prog, run_main, usage};
-use crate::common::usage;
 use crate::common::{Io, sys};
+use gnu::usage;
 use std::ffi::OsString;
 
 pub const KERNEL_RELEASE: &str = "5.15.49-linuxkit";

@@ -27,7 +27,8 @@
 //! `--delete`, `-A` and
 //! `-d` are not implemented (`-u` appends like `-r`).
 
-use crate::common::{time, usage};
+use crate::common::time;
+use gnu::usage;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, Read, Write};

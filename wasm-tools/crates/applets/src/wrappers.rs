@@ -27,7 +27,7 @@ pub fn stdbuf_main(args: Vec<OsString>) -> i32 {
 const CANCELED: i32 = 125;
 
 fn try_help(io: &mut Io, prog: &str) -> i32 {
-    let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+    let _ = writeln!(io.err, "{}", gnu::usage::try_help(prog));
     CANCELED
 }
 

@@ -283,7 +283,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "xargs");
     let usage = |io: &mut Io, msg: &str| {
         let _ = writeln!(io.err, "{prog}: {msg}");
-        let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+        let _ = writeln!(io.err, "{}", gnu::usage::try_help(&prog));
         1
     };
     // Options act as getopt returns them: the warnings of those before a bad one come first.
@@ -335,7 +335,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                         "{prog}: value {arg} for {} option should be >= {min}",
                         opt.spelled
                     );
-                    let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+                    let _ = writeln!(io.err, "{}", gnu::usage::try_help(&prog));
                     Err(1)
                 }
                 None => {
@@ -344,7 +344,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                         "{prog}: invalid number \"{arg}\" for {} option",
                         opt.spelled
                     );
-                    let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+                    let _ = writeln!(io.err, "{}", gnu::usage::try_help(&prog));
                     Err(1)
                 }
             }

@@ -40,10 +40,11 @@ pub fn prepare(args: Vec<OsString>) -> Result<Vec<OsString>, i32> {
         operands.push(i);
     }
     if let Some(&extra) = operands.get(1) {
+        let message = gnu::usage::extra_operand(&args[extra].to_string_lossy());
         let _ = write!(
             std::io::stderr(),
-            "date: extra operand {}\nTry 'date --help' for more information.\n",
-            applets::locale_quote(&args[extra].to_string_lossy())
+            "{}",
+            gnu::usage::report("date", &message)
         );
         return Err(1);
     }

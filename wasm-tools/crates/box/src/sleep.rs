@@ -12,16 +12,15 @@ pub fn main(args: Vec<OsString>) -> i32 {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     if operands.is_empty() {
-        eprintln!("sleep: missing operand\nTry 'sleep --help' for more information.");
+        eprint!("{}", gnu::usage::report("sleep", "missing operand"));
         return 1;
     }
     for op in &operands {
         match parse_duration(op) {
             Some(s) => total += s,
             None => {
-                eprintln!(
-                    "sleep: invalid time interval '{op}'\nTry 'sleep --help' for more information."
-                );
+                let message = format!("invalid time interval {}", gnu::quote::locale(op));
+                eprint!("{}", gnu::usage::report("sleep", &message));
                 return 1;
             }
         }

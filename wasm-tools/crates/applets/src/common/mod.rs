@@ -20,7 +20,7 @@ pub mod xstrtol;
 
 pub use io::Io;
 // Written once for the shell and the applets; re-exported so applets keep one import path.
-pub use gnu::{glob, quote, time, usage};
+pub use gnu::{glob, quote, time};
 
 /// `--version` as a GNU program of upstream's image prints it: the name line (`tar (GNU tar)
 /// 1.34`), the copyright year, GPLv3's three lines and the authors (`Written by …`).

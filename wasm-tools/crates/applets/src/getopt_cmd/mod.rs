@@ -128,10 +128,7 @@ fn add_longs(spec: &str, longs: &mut Vec<LongOpt>) {
 }
 
 fn own_error(prog: &str, msg: &str, io: &mut Io) -> i32 {
-    let _ = writeln!(
-        io.err,
-        "{prog}: {msg}\nTry '{prog} --help' for more information."
-    );
+    let _ = io.err.write_all(gnu::usage::report(prog, msg).as_bytes());
     2
 }
 

@@ -4,7 +4,7 @@
 //! abbreviated long options, and glibc's messages. The common option parser is for fixed
 //! tables and has none of the modes, hence this one.
 
-use crate::common::usage;
+use gnu::usage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HasArg {

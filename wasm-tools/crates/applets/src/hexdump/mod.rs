@@ -162,10 +162,7 @@ fn parse_size(s: &str) -> Result<u64, &'static str> {
 }
 
 fn usage_error(prog: &str, msg: &str, io: &mut Io) -> i32 {
-    let _ = writeln!(
-        io.err,
-        "{prog}: {msg}\nTry '{prog} --help' for more information."
-    );
+    let _ = io.err.write_all(gnu::usage::report(prog, msg).as_bytes());
     1
 }
 

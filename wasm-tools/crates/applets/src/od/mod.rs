@@ -275,7 +275,7 @@ fn settings(prog: &str, args: &[String], io: &mut Io) -> Result<(Settings, Vec<S
                             "{prog}: invalid argument '{a}' for '--endian'\n\
                              Valid arguments are:\n  - 'little'\n  - 'big'\n"
                         );
-                        let _ = writeln!(io.err, "Try '{prog} --help' for more information.");
+                        let _ = writeln!(io.err, "{}", gnu::usage::try_help(prog));
                         return Err(FATAL);
                     }
                 };
