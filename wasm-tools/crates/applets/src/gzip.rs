@@ -19,11 +19,12 @@
 
 use crate::common::deflate::GzipWriter;
 use crate::common::io::report;
+use crate::common::sys::{os_bytes, path_of, strerror};
 use crate::common::time;
 use std::ffi::OsString;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Default)]
 struct Opts {
@@ -64,7 +65,7 @@ const WARNING: i32 = 2;
 const ERROR: i32 = 1;
 
 pub fn main(args: Vec<OsString>) -> i32 {
-    let args: Vec<Vec<u8>> = args.iter().map(os_bytes).collect();
+    let args: Vec<Vec<u8>> = args.iter().map(|a| os_bytes(a)).collect();
     let prog = args
         .first()
         .map(|a| {
@@ -303,32 +304,8 @@ fn print_help(prog: &str) {
     );
 }
 
-fn os_bytes(s: &OsString) -> Vec<u8> {
-    #[cfg(unix)]
-    use std::os::unix::ffi::OsStrExt;
-    #[cfg(target_os = "wasi")]
-    use std::os::wasi::ffi::OsStrExt;
-    s.as_os_str().as_bytes().to_vec()
-}
-
-fn path_of(b: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    use std::os::unix::ffi::OsStrExt;
-    #[cfg(target_os = "wasi")]
-    use std::os::wasi::ffi::OsStrExt;
-    PathBuf::from(std::ffi::OsStr::from_bytes(b))
-}
-
 fn show(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn strerror(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(p) => s[..p].to_string(),
-        None => s,
-    }
 }
 
 /// The gzip payload ratio GNU prints: how much smaller the deflate data is than the input.

@@ -27,6 +27,7 @@
 //! `--delete`, `-A` and
 //! `-d` are not implemented (`-u` appends like `-r`).
 
+use crate::common::sys::{os_bytes, path_of};
 use crate::common::time;
 use gnu::usage;
 use std::ffi::OsString;
@@ -117,7 +118,7 @@ struct Fatal;
 type TResult<T> = Result<T, Fatal>;
 
 pub fn main(args: Vec<OsString>) -> i32 {
-    let args: Vec<Vec<u8>> = args.iter().map(os_bytes).collect();
+    let args: Vec<Vec<u8>> = args.iter().map(|a| os_bytes(a)).collect();
     let mut err: Box<dyn Write> = Box::new(io::stderr());
     let opts = match parse_command_line(&args) {
         Ok(o) => o,
@@ -180,24 +181,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
 
 // ----- byte/path helpers -----
 
-fn os_bytes(s: &OsString) -> Vec<u8> {
-    #[cfg(unix)]
-    use std::os::unix::ffi::OsStrExt;
-    #[cfg(target_os = "wasi")]
-    use std::os::wasi::ffi::OsStrExt;
-    s.as_os_str().as_bytes().to_vec()
-}
-
-fn path_of(b: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    use std::os::unix::ffi::OsStrExt;
-    #[cfg(target_os = "wasi")]
-    use std::os::wasi::ffi::OsStrExt;
-    PathBuf::from(std::ffi::OsStr::from_bytes(b))
-}
-
 fn path_bytes(p: &Path) -> Vec<u8> {
-    os_bytes(&p.as_os_str().to_os_string())
+    os_bytes(p.as_os_str())
 }
 
 /// The run of `/` that `name` starts with.

@@ -127,7 +127,8 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     if name == "tr"
         && let Some(message) = tr_extra_operand(args)
     {
-        let _ = writeln!(std::io::stderr(), "{message}{}", usage::try_help("tr"));
+        let text = format!("{message}{}\n", usage::try_help("tr"));
+        let _ = std::io::stderr().write_all(text.as_bytes());
         return Some(1);
     }
     let during_options = match name {
@@ -176,9 +177,11 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
     Some(*status)
 }
 
-/// A usage error line (`NAME: …`) and GNU's pointer to `--help`, on standard error.
+/// A usage error line (`NAME: …`) and GNU's pointer to `--help`, on standard error in one
+/// write, so that processes refused side by side (`find -exec … \; | …`) keep their lines whole.
 fn refuse(name: &str, line: &str) {
-    let _ = writeln!(std::io::stderr(), "{line}\n{}", usage::try_help(name));
+    let text = format!("{line}\n{}\n", usage::try_help(name));
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// `tr` with more strings than its mode takes: one when deleting without squeezing, else two.

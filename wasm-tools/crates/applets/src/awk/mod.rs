@@ -53,6 +53,7 @@ mod value;
 #[cfg(test)]
 mod tests;
 
+use crate::common::sys::os_bytes;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 
@@ -72,24 +73,9 @@ pub fn main(args: Vec<OsString>) -> i32 {
     run(args, io)
 }
 
-fn to_bytes(s: &OsString) -> Vec<u8> {
-    #[cfg(any(unix, target_os = "wasi"))]
-    {
-        #[cfg(unix)]
-        use std::os::unix::ffi::OsStrExt;
-        #[cfg(target_os = "wasi")]
-        use std::os::wasi::ffi::OsStrExt;
-        s.as_bytes().to_vec()
-    }
-    #[cfg(not(any(unix, target_os = "wasi")))]
-    {
-        s.to_string_lossy().into_owned().into_bytes()
-    }
-}
-
 /// Runs awk with explicit standard streams (the tests capture them).
 pub fn run(args: Vec<OsString>, mut io: Io) -> i32 {
-    let argv: Vec<Vec<u8>> = args.iter().map(to_bytes).collect();
+    let argv: Vec<Vec<u8>> = args.iter().map(|a| os_bytes(a)).collect();
     let prog_name = argv
         .first()
         .map(|a| {
@@ -255,7 +241,7 @@ pub fn run(args: Vec<OsString>, mut io: Io) -> i32 {
     let mut operands: Vec<Vec<u8>> = vec![prog_name.clone().into_bytes()];
     operands.extend(argv[i.min(argv.len())..].iter().cloned());
     let env: Vec<(Vec<u8>, Vec<u8>)> = std::env::vars_os()
-        .map(|(k, v)| (to_bytes(&k), to_bytes(&v)))
+        .map(|(k, v)| (os_bytes(&k), os_bytes(&v)))
         .collect();
 
     // A bad FS regex from -F is reported before anything runs (mawk: "line 0").

@@ -1,9 +1,28 @@
 //! System facts: error texts as glibc's `strerror` prints them, user and group names from the
-//! sandbox's `/etc/passwd` and `/etc/group`, and the current user.
+//! sandbox's `/etc/passwd` and `/etc/group`, the current user, and arguments and paths as the
+//! bytes they are.
 
 use std::collections::HashMap;
 use std::io;
 use std::sync::OnceLock;
+
+/// The bytes of an argument or a path: Unix and WASI carry them as they are, not as UTF-8.
+pub fn os_bytes(s: &std::ffi::OsStr) -> Vec<u8> {
+    #[cfg(unix)]
+    use std::os::unix::ffi::OsStrExt;
+    #[cfg(target_os = "wasi")]
+    use std::os::wasi::ffi::OsStrExt;
+    s.as_bytes().to_vec()
+}
+
+/// A path made of bytes as they are (see [`os_bytes`]).
+pub fn path_of(b: &[u8]) -> std::path::PathBuf {
+    #[cfg(unix)]
+    use std::os::unix::ffi::OsStrExt;
+    #[cfg(target_os = "wasi")]
+    use std::os::wasi::ffi::OsStrExt;
+    std::path::PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
 
 /// glibc's message for an error, without Rust's ` (os error N)` suffix.
 pub fn strerror(e: &io::Error) -> String {
