@@ -78,6 +78,7 @@ pub fn main(args: Vec<OsString>) -> i32 {
         suffix: b".gz".to_vec(),
         ..Opts::default()
     };
+    // zcat and gunzip are scripts that run gzip, so every message says `gzip:`.
     match prog.as_str() {
         "gunzip" => o.decompress = true,
         "zcat" => {
@@ -137,13 +138,13 @@ pub fn main(args: Vec<OsString>) -> i32 {
                 (Some(k), _) => *k,
                 (None, [one]) => **one,
                 (None, []) => {
-                    let _ = writeln!(err, "{prog}: unrecognized option '--{name}'");
-                    let _ = writeln!(err, "Try `{prog} --help' for more information.");
+                    let _ = writeln!(err, "gzip: unrecognized option '--{name}'");
+                    let _ = writeln!(err, "Try `gzip --help' for more information.");
                     return 1;
                 }
                 (None, _) => {
-                    let _ = writeln!(err, "{prog}: option '--{name}' is ambiguous");
-                    let _ = writeln!(err, "Try `{prog} --help' for more information.");
+                    let _ = writeln!(err, "gzip: option '--{name}' is ambiguous");
+                    let _ = writeln!(err, "Try `gzip --help' for more information.");
                     return 1;
                 }
             };
@@ -169,7 +170,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
                             args[i - 1].clone()
                         }
                         None => {
-                            let _ = writeln!(err, "{prog}: option '--suffix' requires an argument");
+                            let _ = writeln!(err, "gzip: option '--suffix' requires an argument");
+                            let _ = writeln!(err, "Try `gzip --help' for more information.");
                             return 1;
                         }
                     };
@@ -213,7 +215,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
                         i += 1;
                         args[i - 1].clone()
                     } else {
-                        let _ = writeln!(err, "{prog}: option requires an argument -- 'S'");
+                        let _ = writeln!(err, "gzip: option requires an argument -- 'S'");
+                        let _ = writeln!(err, "Try `gzip --help' for more information.");
                         return 1;
                     };
                     o.suffix = v;
@@ -228,8 +231,8 @@ pub fn main(args: Vec<OsString>) -> i32 {
                 }
                 b'L' => return 0,
                 _ => {
-                    let _ = writeln!(err, "{prog}: invalid option -- '{}'", c as char);
-                    let _ = writeln!(err, "Try `{prog} --help' for more information.");
+                    let _ = writeln!(err, "gzip: invalid option -- '{}'", c as char);
+                    let _ = writeln!(err, "Try `gzip --help' for more information.");
                     return 1;
                 }
             }

@@ -10,6 +10,7 @@
 //! command at a time: it is a fact of the machine agents read, and `xargs -P` accepts any
 //! number.
 
+use crate::common::getopt::{self, Config, OptSpec, flag, long_flag, with_arg};
 use crate::common::io::{prog, run_main, usage};
 use crate::common::{Io, sys};
 use gnu::usage;
@@ -139,40 +140,132 @@ pub fn uname(args: &[String], io: &mut Io) -> i32 {
     0
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum H {
+    Alias,
+    AllFqdns,
+    Boot,
+    Domain,
+    Fqdn,
+    File,
+    Help,
+    Ip,
+    AllIp,
+    Short,
+    Version,
+    Nis,
+}
+
+/// Debian's `hostname` 3.23 (Ubuntu 22.04's): its options as its `getopt_long` table has them.
+const HOSTNAME_SPECS: &[OptSpec<H>] = &[
+    flag('a', "alias", H::Alias),
+    flag('A', "all-fqdns", H::AllFqdns),
+    flag('b', "boot", H::Boot),
+    flag('d', "domain", H::Domain),
+    flag('f', "fqdn", H::Fqdn),
+    long_flag("long", H::Fqdn),
+    with_arg('F', "file", H::File),
+    flag('h', "help", H::Help),
+    flag('i', "ip-address", H::Ip),
+    flag('I', "all-ip-addresses", H::AllIp),
+    flag('s', "short", H::Short),
+    flag('V', "version", H::Version),
+    flag('y', "yp", H::Nis),
+    long_flag("nis", H::Nis),
+];
+
+/// Its usage text, as `hostname -h` printed it on upstream's image.
+const HOSTNAME_USAGE: &str = "Usage: hostname [-b] {hostname|-F file}         set host name (from file)\n\
+     \x20      hostname [-a|-A|-d|-f|-i|-I|-s|-y]       display formatted name\n\
+     \x20      hostname                                 display host name\n\
+     \n\
+     \x20      {yp,nis,}domainname {nisdomain|-F file}  set NIS domain name (from file)\n\
+     \x20      {yp,nis,}domainname                      display NIS domain name\n\
+     \n\
+     \x20      dnsdomainname                            display dns domain name\n\
+     \n\
+     \x20      hostname -V|--version|-h|--help          print info and exit\n\
+     \n\
+     Program name:\n\
+     \x20      {yp,nis,}domainname=hostname -y\n\
+     \x20      dnsdomainname=hostname -d\n\
+     \n\
+     Program options:\n\
+     \x20   -a, --alias            alias names\n\
+     \x20   -A, --all-fqdns        all long host names (FQDNs)\n\
+     \x20   -b, --boot             set default hostname if none available\n\
+     \x20   -d, --domain           DNS domain name\n\
+     \x20   -f, --fqdn, --long     long host name (FQDN)\n\
+     \x20   -F, --file             read host name or NIS domain name from given file\n\
+     \x20   -i, --ip-address       addresses for the host name\n\
+     \x20   -I, --all-ip-addresses all addresses for the host\n\
+     \x20   -s, --short            short host name\n\
+     \x20   -y, --yp, --nis        NIS/YP domain name\n\
+     \n\
+     Description:\n\
+     \x20  This command can get or set the host name or the NIS domain name. You can\n\
+     \x20  also get the DNS domain or the FQDN (fully qualified domain name).\n\
+     \x20  Unless you are using bind or NIS for host lookups you can change the\n\
+     \x20  FQDN (Fully Qualified Domain Name) and the DNS domain name (which is\n\
+     \x20  part of the FQDN) in the /etc/hosts file.\n";
+
+/// Debian's `hostname` 3.23: getopt's complaint on stderr, then the usage on stdout, status
+/// 255; `-h` the usage alone (also 255); more than one name the usage on stderr.
 pub fn hostname(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "hostname");
-    let mut short = false;
-    for a in &args[1.min(args.len())..] {
-        match a.as_str() {
-            "-s" | "--short" => short = true,
-            "-f" | "--fqdn" | "--long" | "-A" | "--all-fqdns" => {}
-            "-i" | "--ip-address" | "-I" | "--all-ip-addresses" => {
-                // Upstream's container resolved its own name via /etc/hosts; the sandbox has
-                // no network, so answer with the loopback-free address Docker would give.
-                let _ = writeln!(io.out, "172.17.0.2");
+    let parsed = match getopt::parse(args, HOSTNAME_SPECS, Config::default()) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            let _ = writeln!(io.err, "{prog}: {message}");
+            let _ = io.out.write_all(HOSTNAME_USAGE.as_bytes());
+            return 255;
+        }
+    };
+    let mut shown = None;
+    for o in &parsed.opts {
+        match o.key {
+            H::Help => {
+                let _ = io.out.write_all(HOSTNAME_USAGE.as_bytes());
+                return 255;
+            }
+            H::Version => {
+                let _ = writeln!(io.out, "hostname 3.23");
                 return 0;
             }
-            s if s.starts_with('-') => {
-                let _ = writeln!(
-                    io.err,
-                    "{prog}: invalid option -- '{}'",
-                    s.trim_start_matches('-')
-                );
-                return 1;
-            }
-            _ => {
+            H::File => {
                 let _ = writeln!(io.err, "{prog}: you must be root to change the host name");
                 return 1;
             }
+            H::Boot => {}
+            key => shown = Some(key),
+        }
+    }
+    match parsed.operands.as_slice() {
+        [] => {}
+        [_] => {
+            // Upstream's container ran as root but without CAP_SYS_ADMIN: sethostname fails
+            // with EPERM, which hostname words so.
+            let _ = writeln!(io.err, "{prog}: you must be root to change the host name");
+            return 1;
+        }
+        _ => {
+            let _ = io.err.write_all(HOSTNAME_USAGE.as_bytes());
+            return 255;
         }
     }
     let h = sys::hostname();
-    let h = if short {
-        h.split('.').next().unwrap_or("").to_string()
-    } else {
-        h
+    let line = match shown {
+        None | Some(H::Fqdn | H::AllFqdns) => h,
+        Some(H::Short) => h.split('.').next().unwrap_or("").to_string(),
+        // Upstream's container resolved its own name via /etc/hosts; the sandbox has no
+        // network, so answer with the address Docker's default bridge gives a container.
+        Some(H::Ip | H::AllIp) => "172.17.0.2".to_string(),
+        // A container's name has no domain and its /etc/hosts line no aliases.
+        Some(H::Domain | H::Alias) => String::new(),
+        // The kernel's NIS domain name when none was set.
+        Some(_) => "(none)".to_string(),
     };
-    let _ = writeln!(io.out, "{h}");
+    let _ = writeln!(io.out, "{line}");
     0
 }
 

@@ -353,6 +353,77 @@ impl Tree<'_, '_> {
     }
 }
 
+/// tree 2.0.2's synopsis (`usage(2)`: after a bad option, on stderr) and the rest of its
+/// `--help`, as upstream's image printed them; the program name is always `tree`.
+const SYNOPSIS: &str = "usage: tree [-acdfghilnpqrstuvxACDFJQNSUX] [-L level [-R]] [-H  baseHREF]\n\
+     \t[-T title] [-o filename] [-P pattern] [-I pattern] [--gitignore]\n\
+     \t[--matchdirs] [--metafirst] [--ignore-case] [--nolinks] [--inodes]\n\
+     \t[--device] [--sort[=]<name>] [--dirsfirst] [--filesfirst]\n\
+     \t[--filelimit #] [--si] [--du] [--prune] [--charset X]\n\
+     \t[--timefmt[=]format] [--fromfile] [--noreport] [--version] [--help]\n\
+     \t[--] [directory ...]\n";
+const HELP_OPTIONS: &str = "\x20 ------- Listing options -------\n\
+     \x20 -a            All files are listed.\n\
+     \x20 -d            List directories only.\n\
+     \x20 -l            Follow symbolic links like directories.\n\
+     \x20 -f            Print the full path prefix for each file.\n\
+     \x20 -x            Stay on current filesystem only.\n\
+     \x20 -L level      Descend only level directories deep.\n\
+     \x20 -R            Rerun tree when max dir level reached.\n\
+     \x20 -P pattern    List only those files that match the pattern given.\n\
+     \x20 -I pattern    Do not list files that match the given pattern.\n\
+     \x20 --gitignore   Filter by using .gitignore files.\n\
+     \x20 --ignore-case Ignore case when pattern matching.\n\
+     \x20 --matchdirs   Include directory names in -P pattern matching.\n\
+     \x20 --metafirst   Print meta-data at the beginning of each line.\n\
+     \x20 --info        Print information about files found in .info files.\n\
+     \x20 --noreport    Turn off file/directory count at end of tree listing.\n\
+     \x20 --charset X   Use charset X for terminal/HTML and indentation line output.\n\
+     \x20 --filelimit # Do not descend dirs with more than # files in them.\n\
+     \x20 -o filename   Output to file instead of stdout.\n\
+     \x20 ------- File options -------\n\
+     \x20 -q            Print non-printable characters as '?'.\n\
+     \x20 -N            Print non-printable characters as is.\n\
+     \x20 -Q            Quote filenames with double quotes.\n\
+     \x20 -p            Print the protections for each file.\n\
+     \x20 -u            Displays file owner or UID number.\n\
+     \x20 -g            Displays file group owner or GID number.\n\
+     \x20 -s            Print the size in bytes of each file.\n\
+     \x20 -h            Print the size in a more human readable way.\n\
+     \x20 --si          Like -h, but use in SI units (powers of 1000).\n\
+     \x20 -D            Print the date of last modification or (-c) status change.\n\
+     \x20 --timefmt <f> Print and format time according to the format <f>.\n\
+     \x20 -F            Appends '/', '=', '*', '@', '|' or '>' as per ls -F.\n\
+     \x20 --inodes      Print inode number of each file.\n\
+     \x20 --device      Print device ID number to which each file belongs.\n\
+     \x20 ------- Sorting options -------\n\
+     \x20 -v            Sort files alphanumerically by version.\n\
+     \x20 -t            Sort files by last modification time.\n\
+     \x20 -c            Sort files by last status change time.\n\
+     \x20 -U            Leave files unsorted.\n\
+     \x20 -r            Reverse the order of the sort.\n\
+     \x20 --dirsfirst   List directories before files (-U disables).\n\
+     \x20 --filesfirst  List files before directories (-U disables).\n\
+     \x20 --sort X      Select sort: name,version,size,mtime,ctime.\n\
+     \x20 ------- Graphics options -------\n\
+     \x20 -i            Don't print indentation lines.\n\
+     \x20 -A            Print ANSI lines graphic indentation lines.\n\
+     \x20 -S            Print with CP437 (console) graphics indentation lines.\n\
+     \x20 -n            Turn colorization off always (-C overrides).\n\
+     \x20 -C            Turn colorization on always.\n\
+     \x20 ------- XML/HTML/JSON options -------\n\
+     \x20 -X            Prints out an XML representation of the tree.\n\
+     \x20 -J            Prints out an JSON representation of the tree.\n\
+     \x20 -H baseHREF   Prints out HTML format with baseHREF as top directory.\n\
+     \x20 -T string     Replace the default HTML title and H1 header with string.\n\
+     \x20 --nolinks     Turn off hyperlinks in HTML output.\n\
+     \x20 ------- Input options -------\n\
+     \x20 --fromfile    Reads paths from files (.=stdin)\n\
+     \x20 ------- Miscellaneous options -------\n\
+     \x20 --version     Print version and exit.\n\
+     \x20 --help        Print usage and this help message and exit.\n\
+     \x20 --            Options processing terminator.\n";
+
 pub fn run(args: &[String], io: &mut Io) -> i32 {
     let prog = prog(args, "tree");
     let mut o = Opts::default();
@@ -425,10 +496,8 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                     o.date = true;
                 }
                 "help" => {
-                    let _ = writeln!(
-                        io.out,
-                        "usage: {prog} [-acdfghilnpqrstuvxACDFJQNSUX] [-L level [-R]] [-H  baseHREF]"
-                    );
+                    let _ = io.out.write_all(SYNOPSIS.as_bytes());
+                    let _ = io.out.write_all(HELP_OPTIONS.as_bytes());
                     return 0;
                 }
                 "version" => {
@@ -440,10 +509,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 }
                 _ => {
                     let _ = writeln!(io.err, "{prog}: Invalid argument `{a}'.");
-                    let _ = writeln!(
-                        io.err,
-                        "usage: {prog} [-acdfghilnpqrstuvxACDFJQNSUX] [-L level [-R]] [-H  baseHREF]"
-                    );
+                    let _ = io.err.write_all(SYNOPSIS.as_bytes());
                     return 1;
                 }
             }
@@ -496,10 +562,7 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
                 },
                 _ => {
                     let _ = writeln!(io.err, "{prog}: Invalid argument -`{c}'.");
-                    let _ = writeln!(
-                        io.err,
-                        "usage: {prog} [-acdfghilnpqrstuvxACDFJQNSUX] [-L level [-R]] [-H  baseHREF]"
-                    );
+                    let _ = io.err.write_all(SYNOPSIS.as_bytes());
                     return 1;
                 }
             }
