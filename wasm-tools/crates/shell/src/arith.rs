@@ -10,6 +10,8 @@ use brush_parser::ast::{
 
 type R<T> = Result<T, ExpandError>;
 
+const DIVISION_BY_ZERO: &str = "division by 0";
+
 impl Shell {
     /// Expands `$` parameters and substitutions inside the text, then evaluates it.
     pub fn eval_arith_str(&mut self, text: &str) -> R<i64> {
@@ -27,7 +29,27 @@ impl Shell {
                 "{trimmed}: syntax error: invalid arithmetic operator (error token is \"{trimmed}\")"
             ))
         })?;
-        self.eval_arith(&expr, 0)
+        self.eval_arith(&expr, 0).map_err(|e| {
+            if e.0 != DIVISION_BY_ZERO {
+                return e;
+            }
+            // bash names the expression (leading blanks dropped) and the text from the divisor
+            // on: `5/0+1: division by 0 (error token is "0+1")`. The parsed tree keeps no
+            // positions, so the divisor is taken to follow the last `/` or `%`, which is the
+            // one that failed unless an earlier division by zero comes first.
+            if self.dialect == crate::dialect::Dialect::Dash {
+                return ExpandError(format!(
+                    "arithmetic expression: division by zero: \"{trimmed}\""
+                ));
+            }
+            let shown = expanded.trim_start();
+            let token = shown.rfind(['/', '%']).map_or("", |at| {
+                shown[at + 1..].trim_start_matches('=').trim_start()
+            });
+            ExpandError(format!(
+                "{shown}: {DIVISION_BY_ZERO} (error token is \"{token}\")"
+            ))
+        })
     }
 
     fn arith_var(&mut self, name: &str, depth: usize) -> R<i64> {
@@ -155,7 +177,7 @@ fn binary(op: &B, x: i64, y: i64) -> R<i64> {
         B::Multiply => x.wrapping_mul(y),
         B::Divide | B::Modulo => {
             if y == 0 {
-                return Err(ExpandError("division by 0 (error token is \"0\")".into()));
+                return Err(ExpandError(DIVISION_BY_ZERO.into()));
             }
             if matches!(op, B::Divide) {
                 x.wrapping_div(y)
@@ -218,6 +240,18 @@ mod tests {
         assert_eq!(sh.eval_arith_str("2 ** 10").unwrap(), 1024);
         assert_eq!(sh.eval_arith_str("-7 / 2").unwrap(), -3);
         assert_eq!(sh.eval_arith_str("010 + 0x10").unwrap(), 24);
+        // As bash 5 words them (`echo $((…))` on this host).
+        for (text, message) in [
+            ("5/0+1", "5/0+1: division by 0 (error token is \"0+1\")"),
+            (" 1 / 0 ", "1 / 0 : division by 0 (error token is \"0 \")"),
+            (
+                "1/(2-2)",
+                "1/(2-2): division by 0 (error token is \"(2-2)\")",
+            ),
+            ("(1%0)", "(1%0): division by 0 (error token is \"0)\")"),
+        ] {
+            assert_eq!(sh.eval_arith_str(text).unwrap_err().0, message);
+        }
         assert!(sh.eval_arith_str("1 / 0").is_err());
     }
 }

@@ -488,9 +488,13 @@ impl Shell {
                 self.last_status = status;
                 status
             }
+            // An error in `(( ))` fails the command, not the shell, as bash's `((: …` does.
             CompoundCommand::Arithmetic(a) => match self.eval_arith_str(&a.expr.value) {
                 Ok(v) => (v == 0) as i32,
-                Err(e) => self.expansion_failed(e),
+                Err(e) => {
+                    self.error(&format!("((: {}", e.0));
+                    1
+                }
             },
             CompoundCommand::Coprocess(_) => {
                 self.error("coproc: not supported in this sandbox");

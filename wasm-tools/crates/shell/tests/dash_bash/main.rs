@@ -72,6 +72,7 @@ mod harness {
         "nosuch2 a \"a\nb\" c\nnosuch3",
         "echo ${x",
         "echo $((1+",
+        "echo $((5/0+1)); echo after",
     ];
 
     /// bash: the line it names, and the lines before a syntax error running first.
@@ -86,6 +87,7 @@ mod harness {
         "execute[ls /x",
         "echo a\nexecute[ls /x\necho b",
         "execute[ls\n/]",
+        "let x=5/0+1; echo $?; ((y = 2 % 0)); echo $?; echo $(( 1 / 0 )); echo after",
         "nosuch1 \"a\nb\"\nnosuch2 x \"y\nz\"",
         "nosuch1 a \"b\nc\" d\nnosuch2",
         "echo a\nif true; then\necho b",
