@@ -330,6 +330,53 @@ fn regex_message(report: &str) -> Option<&'static str> {
     })
 }
 
+/// The command letter of the script's last command (`1,3s/a` → `s`), when its addresses are
+/// complete: what a regex left open at the end of the script belongs to.
+fn command_at_end(line: &str) -> Option<char> {
+    let command = line.rsplit([';', '\n', '{']).next()?.trim_start();
+    let rest = skip_address(command)?;
+    let rest = match rest.strip_prefix(',') {
+        Some(second) => skip_address(second)?,
+        None => rest,
+    };
+    let rest = rest.trim_start();
+    let rest = rest.strip_prefix('!').unwrap_or(rest).trim_start();
+    let mut chars = rest.chars();
+    let letter = chars.next()?;
+    let delimiter = chars.next()?;
+    (matches!(letter, 's' | 'y') && !delimiter.is_alphanumeric() && !"\\\n".contains(delimiter))
+        .then_some(letter)
+}
+
+/// `text` after one address (a line number, `$`, `/re/` or `\cREc`); `None` when a regex
+/// address is still open.
+fn skip_address(text: &str) -> Option<&str> {
+    let closing = |body: &str, delimiter: char| -> Option<usize> {
+        let mut escaped = false;
+        for (i, c) in body.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                c if c == delimiter => return Some(i + c.len_utf8()),
+                _ => {}
+            }
+        }
+        None
+    };
+    if let Some(body) = text.strip_prefix('/') {
+        return Some(&body[closing(body, '/')?..]);
+    }
+    if let Some(body) = text.strip_prefix('\\') {
+        let delimiter = body.chars().next()?;
+        let body = &body[delimiter.len_utf8()..];
+        return Some(&body[closing(body, delimiter)?..]);
+    }
+    if let Some(rest) = text.strip_prefix('$') {
+        return Some(rest);
+    }
+    Some(text.trim_start_matches(|c: char| c.is_ascii_digit() || c == '~'))
+}
+
 /// GNU sed 4.8's message for the crate's, and the column GNU's count ends at.
 fn gnu_message(message: &str, column: usize, line: &str) -> Option<(String, usize)> {
     let same = |m: &str| Some((m.to_string(), column));
@@ -378,7 +425,12 @@ fn gnu_message(message: &str, column: usize, line: &str) -> Option<(String, usiz
             "strings for `y' command are different lengths"
         }
         "command expected" => "missing command",
-        "unterminated regular expression" => "unterminated address regex",
+        // The crate says so of an `s` command's pattern too; GNU names the command.
+        "unterminated regular expression" => match command_at_end(line) {
+            Some('s') => "unterminated `s' command",
+            Some('y') => "unterminated `y' command",
+            _ => "unterminated address regex",
+        },
         "empty label" => "\":\" lacks a label",
         "missing file path" => "missing filename in r/R/w/W commands",
         "unmatched `{'" => UNMATCHED_BRACE,
@@ -476,6 +528,21 @@ mod tests {
                 "<script argument 1>:1:5: error: unterminated regular expression",
                 "/abc",
                 "-e expression #1, char 4: unterminated address regex",
+            ),
+            (
+                "<script argument 1>:1:4: error: unterminated regular expression",
+                "s/a",
+                "-e expression #1, char 3: unterminated `s' command",
+            ),
+            (
+                "<script argument 1>:1:8: error: unterminated regular expression",
+                "/x/!s|a",
+                "-e expression #1, char 7: unterminated `s' command",
+            ),
+            (
+                "<script argument 1>:1:10: error: unterminated regular expression",
+                "s/a/b/;/c",
+                "-e expression #1, char 9: unterminated address regex",
             ),
             (
                 "<script argument 1>:1:3: error: extra characters at the end of the p command",
