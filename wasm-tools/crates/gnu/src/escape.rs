@@ -113,7 +113,7 @@ pub const STAT: Dialect = Dialect {
 pub enum Escape {
     Byte(u8),
     /// A `\u`/`\U` code point of 0x80 or more, which the C locale cannot print as a character;
-    /// [`write_code_point`] writes it as bash does there.
+    /// [`code_point_text`] is how bash writes it there.
     CodePoint(u32),
     /// `\c`: nothing more is printed.
     Stop,
@@ -184,13 +184,12 @@ fn number(s: &[u8], radix: u32, max: usize) -> (u32, usize) {
 }
 
 /// A code point the C locale cannot encode, as bash writes it there: `\u263A`, `\U0001F600`.
-pub fn write_code_point(out: &mut Vec<u8>, code_point: u32) {
-    let text = if code_point <= 0xffff {
+pub fn code_point_text(code_point: u32) -> String {
+    if code_point <= 0xffff {
         format!("\\u{code_point:04X}")
     } else {
         format!("\\U{code_point:08X}")
-    };
-    out.extend_from_slice(text.as_bytes());
+    }
 }
 
 /// Decodes every escape of `s`, keeping the backslash of unknown ones. The bool is true when
@@ -207,7 +206,7 @@ pub fn decode(s: &[u8], dialect: &Dialect) -> (Vec<u8>, bool) {
         let (escape, used) = decode_one(&s[i + 1..], dialect);
         match escape {
             Escape::Byte(b) => out.push(b),
-            Escape::CodePoint(c) => write_code_point(&mut out, c),
+            Escape::CodePoint(c) => out.extend_from_slice(code_point_text(c).as_bytes()),
             Escape::Stop => return (out, true),
             Escape::Unknown => out.push(b'\\'),
         }

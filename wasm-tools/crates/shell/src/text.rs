@@ -38,12 +38,12 @@ pub fn output_bytes(s: &str) -> std::borrow::Cow<'_, [u8]> {
 pub fn escape_at(rest: &[char], dialect: &gnu::escape::Dialect) -> (gnu::escape::Escape, usize) {
     // The longest escape is `\UHHHHHHHH`; escapes are ASCII, so a char beyond it ends the text
     // the decoder sees (0xff matches no letter or digit) and byte counts are char counts.
-    let head: Vec<u8> = rest
-        .iter()
-        .take(9)
-        .map(|&c| u8::try_from(c).ok().filter(u8::is_ascii).unwrap_or(0xff))
-        .collect();
-    gnu::escape::decode_one(&head, dialect)
+    let mut head = [0u8; 9];
+    let len = rest.len().min(head.len());
+    for (byte, &c) in head.iter_mut().zip(&rest[..len]) {
+        *byte = u8::try_from(c).ok().filter(u8::is_ascii).unwrap_or(0xff);
+    }
+    gnu::escape::decode_one(&head[..len], dialect)
 }
 
 /// Appends what an escape stands for to a shell string: a byte as [`raw_byte`] carries it, a
@@ -51,11 +51,7 @@ pub fn escape_at(rest: &[char], dialect: &gnu::escape::Dialect) -> (gnu::escape:
 pub fn push_escape(out: &mut String, escape: gnu::escape::Escape) {
     match escape {
         gnu::escape::Escape::Byte(b) => out.push(raw_byte(b)),
-        gnu::escape::Escape::CodePoint(c) => {
-            let mut text = Vec::new();
-            gnu::escape::write_code_point(&mut text, c);
-            out.push_str(&String::from_utf8_lossy(&text));
-        }
+        gnu::escape::Escape::CodePoint(c) => out.push_str(&gnu::escape::code_point_text(c)),
         gnu::escape::Escape::Stop | gnu::escape::Escape::Unknown => {}
     }
 }
