@@ -12,9 +12,16 @@
 //!
 //! Where GNU's own order depends on the filesystem (readdir order: `find` without `sort`, `ls
 //! -U`), outputs are compared as sets of lines. Whether a command is such a case is measured,
-//! not guessed: the native side also runs on two copies of the tree on tmpfs (which lists
-//! entries in insertion order) written in opposite orders, and a difference in order only
-//! between those two runs marks the command "unordered" in the report.
+//! not guessed: the native side also runs on two copies of the tree on the filesystem the
+//! sandbox's episodes live on (tmpfs, which lists entries in insertion order), one written as
+//! the sandbox writes its own and one in the opposite order, and a difference in order only
+//! between those two runs marks the command "unordered" in the report. Where more than the
+//! order of lines moves with the listing order (`find | head -3` picks other files, `find -exec
+//! cat {} +` joins them in another order), the sandbox is compared with GNU on each of the two
+//! copies: on tmpfs one lists every directory in name order, the order the sandbox's `find`,
+//! `ls` and `du` walk in, and the other in the order of the sandbox's own episode (`ls -U`).
+//! Agreeing with GNU on one of them exactly (output, exit status, files) is agreement, and the
+//! report names those commands.
 
 use crate::env::Env;
 use crate::env::bash::BashEnv;
@@ -108,6 +115,10 @@ pub struct Row {
     /// GNU answered differently on two copies of the tree that differ only in the order their
     /// directories list entries: a disagreement may be that order, not behaviour.
     pub order_dependent: bool,
+    /// GNU's answer moved with the listing order, and GNU on a copy of the tree whose
+    /// directories list their entries in the order the sandbox walks them answered exactly as
+    /// the sandbox (output, exit status and files): the command agrees in that listing order.
+    pub in_our_listing_order: bool,
     pub causes: Vec<Cause>,
     pub ours_output: String,
     pub ours_status: Option<i32>,
@@ -463,14 +474,20 @@ fn reverse_insertion_order(dir: &Path) -> Result<()> {
         .map_err(|e| Error::io(dir, e))
 }
 
-/// The native side on two copies of the tree on a filesystem that lists directories in
-/// insertion order, one written in name order and one in reverse: what differs between the two
-/// runs depends on the listing order.
+/// The native side on two copies of the tree on the filesystem the sandbox's episodes live on,
+/// written in opposite orders: what differs between the two runs depends on the listing order.
+/// On tmpfs one copy lists every directory's entries in name order (the order the sandbox's
+/// `find`, `ls`, `du`… walk in) and the other in the reverse.
 struct OrderProbe {
-    forward_output: String,
-    backward_output: String,
-    forward_tree: BTreeMap<String, String>,
-    backward_tree: BTreeMap<String, String>,
+    forward: CopyRun,
+    backward: CopyRun,
+}
+
+/// What GNU did on one copy of the tree.
+struct CopyRun {
+    output: String,
+    status: Option<i32>,
+    tree: BTreeMap<String, String>,
 }
 
 impl OrderProbe {
@@ -484,20 +501,42 @@ impl OrderProbe {
         let forward = EpisodeDir::new_in(listing_order_fs, image)?;
         let backward = EpisodeDir::new_in(listing_order_fs, image)?;
         reverse_insertion_order(backward.path())?;
-        let forward_output = normalize(&native.run(forward.path(), command, env)?.output);
-        let backward_output = normalize(&native.run(backward.path(), command, env)?.output);
+        let run = |copy: &EpisodeDir| -> Result<CopyRun> {
+            let run = native.run(copy.path(), command, env)?;
+            Ok(CopyRun {
+                output: normalize(&run.output),
+                status: run.status,
+                tree: tree_of(copy.dir())?,
+            })
+        };
         Ok(OrderProbe {
-            forward_output,
-            backward_output,
-            forward_tree: tree_of(forward.dir())?,
-            backward_tree: tree_of(backward.dir())?,
+            forward: run(&forward)?,
+            backward: run(&backward)?,
+        })
+    }
+
+    /// GNU's answer moved with the listing order (output or files).
+    fn order_dependent(&self) -> bool {
+        self.forward.output != self.backward.output || self.forward.tree != self.backward.tree
+    }
+
+    /// The sandbox answered exactly as GNU did on one of the two copies: output, exit status
+    /// and files.
+    fn agrees_on_a_copy(
+        &self,
+        output: &str,
+        status: Option<i32>,
+        tree: &BTreeMap<String, String>,
+    ) -> bool {
+        [&self.forward, &self.backward].into_iter().any(|copy| {
+            copy.status == status && copy.output == output && differing(tree, &copy.tree).is_empty()
         })
     }
 
     /// The two runs printed the same lines in another order.
     fn output_depends_on_order(&self) -> bool {
-        self.forward_output != self.backward_output
-            && sorted_lines(&self.forward_output) == sorted_lines(&self.backward_output)
+        self.forward.output != self.backward.output
+            && sorted_lines(&self.forward.output) == sorted_lines(&self.backward.output)
     }
 }
 
@@ -573,13 +612,9 @@ pub fn run(
     native.check()?;
     let image = env.image().clone();
     let scratch = std::env::temp_dir();
-    // tmpfs lists a directory in insertion order.
-    let shm = Path::new("/dev/shm");
-    let listing_order_fs = if shm.is_dir() {
-        shm.to_path_buf()
-    } else {
-        scratch.clone()
-    };
+    // Where the sandbox's episodes live (tmpfs when there is one, which lists a directory in
+    // insertion order): a copy written there as an episode's is listed as the sandbox lists.
+    let listing_order_fs = crate::fs::episode::default_parent();
     let base_env = env.environment();
     let mut rows = Vec::with_capacity(commands.len());
     for command in commands {
@@ -629,7 +664,7 @@ pub fn run(
                 .ok_or_else(|| Error::Other("no episode".into()))?;
             let files_moving_with_order = probe
                 .as_ref()
-                .map(|p| differing(&p.forward_tree, &p.backward_tree))
+                .map(|p| differing(&p.forward.tree, &p.backward.tree))
                 .unwrap_or_default();
             files_differing.retain(|path| {
                 let same_members = files_moving_with_order.contains(path)
@@ -657,20 +692,26 @@ pub fn run(
         if (!same_output || !files_differing.is_empty()) && a.status.is_some() {
             probed(&mut probe)?;
         }
-        let order_dependent = probe.as_ref().is_some_and(|p| {
-            p.forward_output != p.backward_output || p.forward_tree != p.backward_tree
-        });
-
+        let order_dependent = probe.as_ref().is_some_and(OrderProbe::order_dependent);
+        let differs = !same_output || !files_differing.is_empty() || step.exit_status != a.status;
+        let in_our_listing_order = differs
+            && order_dependent
+            && probe
+                .as_ref()
+                .is_some_and(|p| p.agrees_on_a_copy(&ours_output, step.exit_status, &ours_tree));
         let mut causes = Vec::new();
+        if in_our_listing_order {
+            files_differing.clear();
+        }
         let timed_out =
             |o: &Option<i32>, text: &str| o.is_none() && text.trim() == "Command timed out";
         if timed_out(&step.exit_status, &step.observation) != timed_out(&a.status, &a.output) {
             causes.push(Cause::Timeout);
         }
-        if !same_output {
+        if !same_output && !in_our_listing_order {
             causes.push(Cause::Output);
         }
-        if step.exit_status != a.status {
+        if step.exit_status != a.status && !in_our_listing_order {
             causes.push(Cause::ExitStatus);
         }
         if !files_differing.is_empty() {
@@ -683,6 +724,7 @@ pub fn run(
             unordered,
             unordered_files,
             order_dependent,
+            in_our_listing_order,
             causes,
             ours_output,
             ours_status: step.exit_status,
@@ -707,7 +749,7 @@ pub fn run(
         agree: rows.iter().filter(|r| r.agree).count(),
         unordered: rows
             .iter()
-            .filter(|r| r.unordered || !r.unordered_files.is_empty())
+            .filter(|r| r.unordered || !r.unordered_files.is_empty() || r.in_our_listing_order)
             .count(),
         disagree_by_cause,
         reference: native.reference(),
@@ -840,5 +882,25 @@ mod tests {
             parse_corpus("# c\n\necho a\n  # d\nls -l  \n"),
             vec!["echo a", "ls -l"]
         );
+    }
+
+    #[test]
+    fn a_copy_agrees_only_on_output_status_and_files_together() {
+        let copy = |output: &str, status, file: &str| CopyRun {
+            output: output.into(),
+            status,
+            tree: BTreeMap::from([("testbed/a".to_string(), file.to_string())]),
+        };
+        let probe = OrderProbe {
+            forward: copy("b\na", Some(0), "x"),
+            backward: copy("a\nb", Some(0), "x"),
+        };
+        assert!(probe.order_dependent());
+        let tree = |file: &str| BTreeMap::from([("testbed/a".to_string(), file.to_string())]);
+        assert!(probe.agrees_on_a_copy("a\nb", Some(0), &tree("x")));
+        assert!(probe.agrees_on_a_copy("b\na", Some(0), &tree("x")));
+        assert!(!probe.agrees_on_a_copy("a\nb", Some(1), &tree("x")));
+        assert!(!probe.agrees_on_a_copy("a\nb", Some(0), &tree("y")));
+        assert!(!probe.agrees_on_a_copy("a", Some(0), &tree("x")));
     }
 }

@@ -3,7 +3,7 @@
 use super::ConformanceArgs;
 use super::EnvKind;
 use anyhow::{Context, bail};
-use intercode::conformance::{self, Native};
+use intercode::conformance::{self, Native, Row};
 use std::process::ExitCode;
 
 pub fn conformance(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
@@ -79,19 +79,34 @@ pub fn conformance(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
         };
         print!("{text}");
     }
-    let unordered: Vec<&str> = reports
-        .iter()
-        .flat_map(|r| {
-            r.rows
-                .iter()
-                .filter(|row| row.unordered)
-                .map(|row| row.command.as_str())
-        })
-        .collect();
-    if !unordered.is_empty() {
-        println!("compared as sets of lines (GNU's order depends on the filesystem):");
-        for c in unordered {
-            println!("  {c}");
+    let listed = |pick: fn(&Row) -> bool| -> Vec<&str> {
+        reports
+            .iter()
+            .flat_map(|r| {
+                r.rows
+                    .iter()
+                    .filter(|row| pick(row))
+                    .map(|row| row.command.as_str())
+            })
+            .collect()
+    };
+    for (pick, heading) in [
+        (
+            (|row: &Row| row.unordered) as fn(&Row) -> bool,
+            "compared as sets of lines (GNU's order depends on the filesystem):",
+        ),
+        (
+            |row: &Row| row.in_our_listing_order,
+            "compared with GNU on a copy of the tree whose directories list their entries in \
+             the order the sandbox walks them (GNU's answer depends on the listing order):",
+        ),
+    ] {
+        let commands = listed(pick);
+        if !commands.is_empty() {
+            println!("{heading}");
+            for c in commands {
+                println!("  {c}");
+            }
         }
     }
     if let Some(out) = &args.json {
