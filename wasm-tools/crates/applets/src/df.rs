@@ -528,7 +528,13 @@ pub fn run(args: &[String], io: &mut Io) -> i32 {
             K::BlockSize => match parse_block_size(&arg) {
                 Some((b, s)) => units = Units::Blocks(b, s),
                 None => {
-                    let _ = writeln!(io.err, "{prog}: invalid --block-size argument '{arg}'");
+                    // gnulib's `xstrtol_fatal` names the option as it was typed: short or long.
+                    let option = if o.spelled.starts_with("--") {
+                        "--block-size"
+                    } else {
+                        "-B"
+                    };
+                    let _ = writeln!(io.err, "{prog}: invalid {option} argument '{arg}'");
                     return 1;
                 }
             },

@@ -13,6 +13,7 @@ mod device_operands;
 mod gnu_usage;
 mod libc_paths;
 mod missing_destination;
+mod option_values;
 mod paste_open;
 mod rm_prompt;
 mod sed_errors;
@@ -176,6 +177,9 @@ fn dispatch_uutil(name: &str, args: Vec<OsString>) -> i32 {
     };
     if let Some((_, f)) = uutils_table::UUTILS.iter().find(|(n, _)| *n == uu_name) {
         if let Some(status) = gnu_usage::check(uu_name, &args) {
+            return status;
+        }
+        if let Some(status) = option_values::check(uu_name, &args) {
             return status;
         }
         if let Some(status) = checksum_check::run(uu_name, &args) {

@@ -7,7 +7,7 @@
 //! at the first operand (xargs, like GNU's `+` optstring) or `POSIXLY_CORRECT` is set.
 //! Error texts are glibc's.
 
-use gnu::usage;
+use crate::usage;
 
 /// Whether an option takes an argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

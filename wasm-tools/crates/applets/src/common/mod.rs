@@ -10,17 +10,15 @@
 
 pub mod deflate;
 pub mod exec;
-pub mod getopt;
 pub mod human;
 pub mod io;
 pub mod mode;
 pub mod rx;
 pub mod sys;
-pub mod xstrtol;
 
 pub use io::Io;
 // Written once for the shell and the applets; re-exported so applets keep one import path.
-pub use gnu::{glob, quote, time};
+pub use gnu::{getopt, glob, quote, time, xstrtol};
 
 /// `--version` as a GNU program of upstream's image prints it: the name line (`tar (GNU tar)
 /// 1.34`), the copyright year, GPLv3's three lines and the authors (`Written by …`).
