@@ -11,6 +11,7 @@ use brush_parser::ast::{
 type R<T> = Result<T, ExpandError>;
 
 const DIVISION_BY_ZERO: &str = "division by 0";
+const NEGATIVE_EXPONENT: &str = "exponent less than 0";
 
 impl Shell {
     /// Expands `$` parameters and substitutions inside the text, then evaluates it.
@@ -20,16 +21,31 @@ impl Shell {
         } else {
             text.to_string()
         };
+        // Double quotes are removed before bash evaluates (`$(( "5" + 1 ))` is 6).
+        let expanded = if expanded.contains('"') {
+            expanded.replace('"', "")
+        } else {
+            expanded
+        };
         let trimmed = expanded.trim();
         if trimmed.is_empty() {
             return Ok(0);
         }
         let expr = brush_parser::arithmetic::parse(trimmed).map_err(|_| {
-            ExpandError(format!(
-                "{trimmed}: syntax error: invalid arithmetic operator (error token is \"{trimmed}\")"
-            ))
+            ExpandError(self.arith_syntax_error(&expanded).unwrap_or_else(|| {
+                format!(
+                    "{trimmed}: syntax error: invalid arithmetic operator (error token is \"{trimmed}\")"
+                )
+            }))
         })?;
         self.eval_arith(&expr, 0).map_err(|e| {
+            if e.0 == NEGATIVE_EXPONENT && self.dialect == crate::dialect::Dialect::Bash {
+                let shown = expanded.trim_start_matches([' ', '\t', '\n']);
+                let token = crate::arith_syntax::exponent_error_token(shown);
+                return ExpandError(format!(
+                    "{shown}: {NEGATIVE_EXPONENT} (error token is \"{token}\")"
+                ));
+            }
             if e.0 != DIVISION_BY_ZERO {
                 return e;
             }
@@ -52,6 +68,15 @@ impl Shell {
         })
     }
 
+    /// bash's words for a malformed expression (dash words its errors otherwise; its own
+    /// message stays the generic one).
+    fn arith_syntax_error(&self, text: &str) -> Option<String> {
+        if self.dialect == crate::dialect::Dialect::Dash {
+            return None;
+        }
+        crate::arith_syntax::syntax_error(text)
+    }
+
     fn arith_var(&mut self, name: &str, depth: usize) -> R<i64> {
         let v = self.get_scalar(name).unwrap_or_default();
         let v = v.trim();
@@ -67,8 +92,12 @@ impl Shell {
             )));
         }
         // A variable holding an expression is evaluated recursively, as bash does.
-        let expr = brush_parser::arithmetic::parse(v)
-            .map_err(|_| ExpandError(format!("{v}: syntax error in expression")))?;
+        let expr = brush_parser::arithmetic::parse(v).map_err(|_| {
+            ExpandError(
+                self.arith_syntax_error(v)
+                    .unwrap_or_else(|| format!("{v}: syntax error in expression")),
+            )
+        })?;
         self.eval_arith(&expr, depth + 1)
     }
 
@@ -170,7 +199,7 @@ fn binary(op: &B, x: i64, y: i64) -> R<i64> {
     Ok(match op {
         B::Power => {
             if y < 0 {
-                return Err(ExpandError("exponent less than 0".into()));
+                return Err(ExpandError(NEGATIVE_EXPONENT.into()));
             }
             x.wrapping_pow(y.min(u32::MAX as i64) as u32)
         }

@@ -403,10 +403,15 @@ impl Shell {
                 status
             }
             CompoundCommand::ArithmeticForClause(f) => {
+                // Like `(( ))`, an error fails the loop with `((: …`, not the script.
+                let failed = |shell: &mut Self, e: ExpandError| {
+                    shell.error(&format!("((: {}", e.0));
+                    1
+                };
                 if let Some(init) = &f.initializer
                     && let Err(e) = self.eval_arith_str(&init.value)
                 {
-                    return self.expansion_failed(e);
+                    return failed(self, e);
                 }
                 let mut status = 0;
                 loop {
@@ -414,7 +419,7 @@ impl Shell {
                         match self.eval_arith_str(&cond.value) {
                             Ok(0) => break,
                             Ok(_) => {}
-                            Err(e) => return self.expansion_failed(e),
+                            Err(e) => return failed(self, e),
                         }
                     }
                     status = self.run_list(&f.body.list);
@@ -424,7 +429,7 @@ impl Shell {
                     if let Some(up) = &f.updater
                         && let Err(e) = self.eval_arith_str(&up.value)
                     {
-                        return self.expansion_failed(e);
+                        return failed(self, e);
                     }
                 }
                 status
@@ -659,18 +664,31 @@ impl Shell {
         self.expand_single(w)
     }
 
-    pub fn apply_assignment(&mut self, a: &AssignValue) -> Result<(), String> {
+    /// Assigns `a`; an error in its subscript's arithmetic is an expansion error (which ends a
+    /// bash script), anything else the assignment's own failure.
+    pub fn apply_assignment(&mut self, a: &AssignValue) -> Result<(), AssignFailure> {
+        match (&a.value, &a.index) {
+            (AssignKind::Scalar(v), Some(i)) => {
+                let idx = match self.get_var(&a.name).map(|v| &v.value) {
+                    Some(crate::state::Value::Assoc(_)) => i.clone(),
+                    _ => self
+                        .eval_arith_str(i)
+                        .map_err(AssignFailure::Subscript)?
+                        .to_string(),
+                };
+                self.set_element(&a.name, &idx, v.clone())
+                    .map_err(AssignFailure::Refused)
+            }
+            _ => self.assign_value(a).map_err(AssignFailure::Refused),
+        }
+    }
+
+    fn assign_value(&mut self, a: &AssignValue) -> Result<(), String> {
         match (&a.value, &a.index) {
             (AssignKind::Scalar(v), None) => {
                 self.set_value(&a.name, crate::state::Value::Scalar(v.clone()))
             }
-            (AssignKind::Scalar(v), Some(i)) => {
-                let idx = match self.get_var(&a.name).map(|v| &v.value) {
-                    Some(crate::state::Value::Assoc(_)) => i.clone(),
-                    _ => self.eval_arith_str(i).map_err(|e| e.0)?.to_string(),
-                };
-                self.set_element(&a.name, &idx, v.clone())
-            }
+            (AssignKind::Scalar(_), Some(_)) => unreachable!("subscripted in apply_assignment"),
             (AssignKind::Array(items, append), _) => {
                 let is_assoc = matches!(
                     self.get_var(&a.name).map(|v| &v.value),
@@ -736,7 +754,12 @@ impl Shell {
         if argv.is_empty() {
             // Assignments only (and redirections, which still create files).
             for a in &assignments {
-                if let Err(e) = self.apply_assignment(a) {
+                let e = match self.apply_assignment(a) {
+                    Ok(()) => continue,
+                    Err(AssignFailure::Subscript(e)) => return self.expansion_failed(e),
+                    Err(AssignFailure::Refused(e)) => e,
+                };
+                {
                     self.error(&e);
                     if e.ends_with(": readonly variable") {
                         // bash, not interactive, ends the script there.
@@ -765,8 +788,10 @@ impl Shell {
                     // Prefix assignments before a builtin affect the shell (as for special
                     // builtins in POSIX mode); rare in practice.
                     for a in &assignments {
-                        if let Err(e) = self.apply_assignment(a) {
-                            self.error(&e);
+                        match self.apply_assignment(a) {
+                            Ok(()) => {}
+                            Err(AssignFailure::Subscript(ExpandError(e)))
+                            | Err(AssignFailure::Refused(e)) => self.error(&e),
                         }
                     }
                     let s = self.run_builtin(&argv);
@@ -1422,6 +1447,14 @@ pub struct Prepared {
     pub argv: Vec<String>,
     pub assignments: Vec<AssignValue>,
     pub redirects: Vec<IoRedirect>,
+}
+
+/// Why an assignment did not happen.
+pub enum AssignFailure {
+    /// Its subscript's arithmetic failed: an expansion error.
+    Subscript(ExpandError),
+    /// The variable refused the value (readonly, …), in the shell's words.
+    Refused(String),
 }
 
 #[derive(Debug, Clone)]

@@ -322,7 +322,11 @@ impl Shell {
                     Some(Value::Scalar(s)) => {
                         (self.eval_arith_str(index)? == 0).then_some(ParamValue::One(s))
                     }
-                    None => None,
+                    // bash evaluates the subscript of an unset array too (and fails on it).
+                    None => {
+                        self.eval_arith_str(index)?;
+                        None
+                    }
                 }
             }
             Parameter::NamedWithAllIndices { name, concatenate } => {

@@ -13,6 +13,7 @@
 //! directory (and, in persistent mode, the whole state) into the next action.
 
 mod arith;
+mod arith_syntax;
 mod builtins;
 mod dialect;
 mod error;
