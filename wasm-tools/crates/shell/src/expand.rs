@@ -544,12 +544,23 @@ impl Shell {
                 offset,
                 length,
             } => {
-                let off = self.eval_arith_str(&offset.value)?;
-                let len = match length {
-                    Some(l) => Some(self.eval_arith_str(&l.value)?),
-                    None => None,
-                };
                 let v = self.param_values(parameter, *indirect)?;
+                // bash evaluates the offset and length only of a set parameter, and names a
+                // variable in their errors (`x: 1 +: syntax error: …`).
+                let (off, len) = if v.is_none() {
+                    (0, None)
+                } else {
+                    let named = |e: ExpandError| match parameter {
+                        Parameter::Named(name) => ExpandError(format!("{name}: {}", e.0)),
+                        _ => e,
+                    };
+                    let off = self.eval_arith_str(&offset.value).map_err(named)?;
+                    let len = match length {
+                        Some(l) => Some(self.eval_arith_str(&l.value).map_err(named)?),
+                        None => None,
+                    };
+                    (off, len)
+                };
                 match v {
                     Some(ParamValue::Many(items, concat)) => {
                         let mut all = items;
