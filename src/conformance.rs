@@ -13,8 +13,8 @@
 //! Where GNU's own order depends on the filesystem (readdir order: `find` without `sort`, `ls
 //! -U`), outputs are compared as sets of lines. Whether a command is such a case is measured,
 //! not guessed: the native side also runs on two copies of the tree on the filesystem the
-//! sandbox's episodes live on (tmpfs, which lists entries in insertion order), one written as
-//! the sandbox writes its own and one in the opposite order, and a difference in order only
+//! sandbox's episodes live on (tmpfs, which lists entries by the order they were added; newest
+//! first on current kernels), written in opposite orders, and a difference in order only
 //! between those two runs marks the command "unordered" in the report. Where more than the
 //! order of lines moves with the listing order (`find | head -3` picks other files, `find -exec
 //! cat {} +` joins them in another order), the sandbox is compared with GNU on each of the two
@@ -612,8 +612,9 @@ pub fn run(
     native.check()?;
     let image = env.image().clone();
     let scratch = std::env::temp_dir();
-    // Where the sandbox's episodes live (tmpfs when there is one, which lists a directory in
-    // insertion order): a copy written there as an episode's is listed as the sandbox lists.
+    // Where the sandbox's episodes live (tmpfs when there is one, which lists a directory by
+    // the order its entries were added): the two copies written there in opposite orders list
+    // as the sandbox's episode does and as its `find` and `ls` walk (name order).
     let listing_order_fs = crate::fs::episode::default_parent();
     let base_env = env.environment();
     let mut rows = Vec::with_capacity(commands.len());
