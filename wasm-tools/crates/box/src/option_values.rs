@@ -37,6 +37,9 @@ enum Check {
     /// sort's `-S`: gnulib's `xstrtol_fatal` names the option as typed (uutils always says
     /// `--buffer-size`); only a value with no number at all is refused here.
     BufferSize,
+    /// One of a list (gnulib's `argmatch`: the word or an unambiguous prefix of it); a refusal
+    /// lists the valid words and ends with the Try line.
+    Choice(&'static str, &'static [&'static str]),
 }
 
 type Spec = OptSpec<Option<Check>>;
@@ -223,6 +226,48 @@ const FOLD: &[Spec] = &[
     VERSION,
 ];
 
+/// GNU numfmt 8.32's options.
+const NUMFMT: &[Spec] = &[
+    long_flag("debug", None),
+    with_arg('d', "delimiter", None),
+    long_arg("field", None),
+    long_arg("format", None),
+    long_arg(
+        "from",
+        Some(Check::Choice(
+            "--from",
+            &["none", "auto", "si", "iec", "iec-i"],
+        )),
+    ),
+    long_arg("from-unit", None),
+    long_flag("grouping", None),
+    long_opt_arg("header", None),
+    long_arg(
+        "invalid",
+        Some(Check::Choice(
+            "--invalid",
+            &["abort", "fail", "warn", "ignore"],
+        )),
+    ),
+    long_arg("padding", None),
+    long_arg(
+        "round",
+        Some(Check::Choice(
+            "--round",
+            &["up", "down", "from-zero", "towards-zero", "nearest"],
+        )),
+    ),
+    long_arg("suffix", None),
+    long_arg(
+        "to",
+        Some(Check::Choice("--to", &["none", "si", "iec", "iec-i"])),
+    ),
+    long_arg("to-unit", None),
+    flag('z', "zero-terminated", None),
+    HELP,
+    VERSION,
+];
+
 /// Each utility with its option table, whether `-NUM` is an option, and GNU's status for a
 /// refused value.
 fn table(name: &str) -> Option<(&'static [Spec], bool, i32)> {
@@ -233,6 +278,7 @@ fn table(name: &str) -> Option<(&'static [Spec], bool, i32)> {
         "shuf" => (SHUF, false, 1),
         "sort" => (SORT, false, 2),
         "fold" => (FOLD, true, 1),
+        "numfmt" => (NUMFMT, false, 1),
         _ => return None,
     })
 }
@@ -266,6 +312,11 @@ pub fn check(name: &str, args: &[OsString]) -> Option<i32> {
                 text.push_str(&format!("{name}: {message}\n"));
                 return Some(report(&text, status));
             }
+            Some(Refusal::WithUsage(message)) => {
+                text.push_str(&format!("{name}: {message}\n"));
+                needs_usage = true;
+                break;
+            }
             Some(Refusal::ThenUsage(message)) => {
                 text.push_str(&format!("{name}: {message}\n"));
                 needs_usage = true;
@@ -285,10 +336,12 @@ fn report(text: &str, status: i32) -> i32 {
     status
 }
 
-/// How GNU refuses a value: at once, or after reading every option, with the `Try` line.
+/// How GNU refuses a value: at once, at once with the `Try` line, or after reading every
+/// option, with the `Try` line.
 #[derive(Debug, PartialEq, Eq)]
 enum Refusal {
     Fatal(String),
+    WithUsage(String),
     ThenUsage(String),
 }
 
@@ -343,6 +396,24 @@ fn refusal(check: Check, value: &str) -> Option<Refusal> {
             Err(NumError::Invalid) => Some(Refusal::Fatal(format!("invalid -S argument {quoted}"))),
             _ => None,
         },
+        Check::Choice(option, words) => {
+            if words.contains(&value) {
+                return None;
+            }
+            let matching = words.iter().filter(|w| w.starts_with(value)).count();
+            if matching == 1 {
+                return None;
+            }
+            let problem = if matching > 1 { "ambiguous" } else { "invalid" };
+            let mut text = format!(
+                "{problem} argument {quoted} for {}\nValid arguments are:",
+                gnu::quote::locale(option)
+            );
+            for word in words {
+                text.push_str(&format!("\n  - {}", gnu::quote::locale(word)));
+            }
+            Some(Refusal::WithUsage(text))
+        }
         Check::Tab => {
             if value.is_empty() {
                 Some(Refusal::Fatal("empty tab".to_string()))
@@ -385,7 +456,7 @@ mod tests {
 
     fn refused(check: Check, value: &str) -> Option<String> {
         refusal(check, value).map(|r| match r {
-            Refusal::Fatal(m) | Refusal::ThenUsage(m) => m,
+            Refusal::Fatal(m) | Refusal::WithUsage(m) | Refusal::ThenUsage(m) => m,
         })
     }
 
@@ -430,6 +501,20 @@ mod tests {
         );
         assert_eq!(refused(Check::Tab, "\\0"), None);
         assert_eq!(
+            refused(Check::Choice("--to", &["none", "si", "iec", "iec-i"]), "x").as_deref(),
+            Some(
+                "invalid argument 'x' for '--to'\nValid arguments are:\n  - 'none'\n  - 'si'\n  \
+                 - 'iec'\n  - 'iec-i'"
+            )
+        );
+        assert_eq!(
+            refused(Check::Choice("--to", &["none", "si", "iec", "iec-i"]), "ie").as_deref(),
+            Some(
+                "ambiguous argument 'ie' for '--to'\nValid arguments are:\n  - 'none'\n  - 'si'\n  \
+                 - 'iec'\n  - 'iec-i'"
+            )
+        );
+        assert_eq!(
             refused(Check::Tab, "ab").as_deref(),
             Some("multi-character tab 'ab'")
         );
@@ -456,5 +541,10 @@ mod tests {
         assert_eq!(check("sort", &words("sort -S x")), Some(2));
         assert_eq!(check("sort", &words("sort --buffer-size=x")), None);
         assert_eq!(check("sort", &words("sort -S 50%")), None);
+        assert_eq!(check("numfmt", &words("numfmt --to=iec-i 1024")), None);
+        assert_eq!(check("numfmt", &words("numfmt --to=x 1024")), Some(1));
+        assert_eq!(check("numfmt", &words("numfmt --round=n 1")), None);
+        assert_eq!(check("numfmt", &words("numfmt --from=a 1")), None);
+        assert_eq!(check("numfmt", &words("numfmt --to= 1")), Some(1));
     }
 }
