@@ -79,36 +79,28 @@ pub fn conformance(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
         };
         print!("{text}");
     }
-    let listed = |pick: fn(&Row) -> bool| -> Vec<&str> {
-        reports
+    let list = |heading: &str, pick: fn(&Row) -> bool| {
+        let commands: Vec<&str> = reports
             .iter()
-            .flat_map(|r| {
-                r.rows
-                    .iter()
-                    .filter(|row| pick(row))
-                    .map(|row| row.command.as_str())
-            })
-            .collect()
-    };
-    for (pick, heading) in [
-        (
-            (|row: &Row| row.unordered) as fn(&Row) -> bool,
-            "compared as sets of lines (GNU's order depends on the filesystem):",
-        ),
-        (
-            |row: &Row| row.in_our_listing_order,
-            "compared with GNU on a copy of the tree whose directories list their entries in \
-             the order the sandbox walks them (GNU's answer depends on the listing order):",
-        ),
-    ] {
-        let commands = listed(pick);
+            .flat_map(|r| r.rows.iter().filter(|row| pick(row)))
+            .map(|row| row.command.as_str())
+            .collect();
         if !commands.is_empty() {
             println!("{heading}");
             for c in commands {
                 println!("  {c}");
             }
         }
-    }
+    };
+    list(
+        "compared as sets of lines (GNU's order depends on the filesystem):",
+        |row| row.unordered,
+    );
+    list(
+        "compared with GNU on a copy of the tree whose directories list their entries in the \
+         order the sandbox walks them (GNU's answer depends on the listing order):",
+        |row| row.in_our_listing_order,
+    );
     if let Some(out) = &args.json {
         let json = serde_json::to_string_pretty(&reports)?;
         std::fs::write(out, json).with_context(|| format!("cannot write {}", out.display()))?;

@@ -8,7 +8,7 @@
 //! GNU's message and status. A command line this table cannot read is left to uutils.
 
 use gnu::getopt::{self, Config, OptSpec, flag, long_arg, long_flag, long_opt_arg, with_arg};
-use gnu::xstrtol::{NumError, xstrtoumax};
+use gnu::xstrtol::{NumError, xstrtoimax, xstrtoumax};
 use std::ffi::OsString;
 use std::io::Write;
 
@@ -361,7 +361,7 @@ fn refusal(check: Check, value: &str) -> Option<Refusal> {
             Err(_) => Some(Refusal::Fatal(format!("invalid line count: {quoted}"))),
         },
         Check::Decimal { min, max, message } => {
-            let reason = match decimal(value) {
+            let reason = match xstrtoimax(value) {
                 Ok(n) if (min..=max).contains(&n) => return None,
                 // gnulib's heuristic: a limit far from int's range is a type's overflow.
                 Ok(n) if n > i64::from(i32::MAX / 2) || n < i64::from(i32::MIN / 2) => {
@@ -424,30 +424,6 @@ fn refusal(check: Check, value: &str) -> Option<Refusal> {
             }
         }
     }
-}
-
-/// `xstrtoimax(value, NULL, 10, &n, "")`: leading blanks, a sign, decimal digits and nothing
-/// after them.
-fn decimal(value: &str) -> Result<i64, NumError> {
-    let body = value.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let (negative, digits) = match body.as_bytes().first() {
-        Some(b'-') => (true, &body[1..]),
-        Some(b'+') => (false, &body[1..]),
-        _ => (false, body),
-    };
-    let end = digits
-        .bytes()
-        .position(|b| !b.is_ascii_digit())
-        .unwrap_or(digits.len());
-    if end == 0 {
-        return Err(NumError::Invalid);
-    }
-    if end < digits.len() {
-        return Err(NumError::InvalidSuffix);
-    }
-    let magnitude: i128 = digits.parse().unwrap_or(i128::MAX);
-    let n = if negative { -magnitude } else { magnitude };
-    i64::try_from(n).map_err(|_| NumError::Overflow)
 }
 
 #[cfg(test)]

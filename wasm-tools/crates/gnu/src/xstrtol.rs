@@ -129,6 +129,22 @@ fn strtoumax(s: &str, base: u32) -> (Option<u64>, &str, bool) {
     (Some(value), &body[start + digits..], overflow)
 }
 
+/// Reads `s` as `xstrtoimax(s, NULL, 10, &v, "")` does (what gnulib's `xdectoimax` reads):
+/// leading blanks, an optional sign, decimal digits and nothing after them.
+pub fn xstrtoimax(s: &str) -> Result<i64, NumError> {
+    let body = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let (negative, digits) = match body.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, body),
+    };
+    // strtoimax takes one sign, right before the digits.
+    if negative && !digits.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(NumError::Invalid);
+    }
+    let magnitude = i128::from(xstrtoumax(digits, 10, Some(""))?);
+    i64::try_from(if negative { -magnitude } else { magnitude }).map_err(|_| NumError::Overflow)
+}
+
 /// `xstrtol_fatal`'s message for option `option` (as `-j` or `--skip-bytes`) and its argument.
 pub fn message(err: NumError, option: &str, arg: &str) -> String {
     match err {
@@ -158,6 +174,13 @@ mod tests {
         assert_eq!(xstrtoumax("0x", 0, OD), Err(NumError::InvalidSuffix));
         assert_eq!(xstrtoumax("x", 0, OD), Err(NumError::Invalid));
         assert_eq!(xstrtoumax("-1", 0, OD), Err(NumError::Invalid));
+        assert_eq!(xstrtoimax(" -5"), Ok(-5));
+        assert_eq!(xstrtoimax("+7"), Ok(7));
+        assert_eq!(xstrtoimax("-9223372036854775808"), Ok(i64::MIN));
+        assert_eq!(xstrtoimax("9223372036854775808"), Err(NumError::Overflow));
+        assert_eq!(xstrtoimax("5x"), Err(NumError::InvalidSuffix));
+        assert_eq!(xstrtoimax("x"), Err(NumError::Invalid));
+        assert_eq!(xstrtoimax("- 5"), Err(NumError::Invalid));
         assert_eq!(xstrtoumax("5q", 0, OD), Err(NumError::InvalidSuffix));
         assert_eq!(xstrtoumax("1KBx", 0, OD), Err(NumError::InvalidSuffix));
         assert_eq!(

@@ -113,7 +113,7 @@ impl Reader<'_> {
                 end += 1;
             }
             if bytes.get(end) == Some(&b'[') {
-                end = subscript_end(bytes, end).ok_or(Failure {
+                end = crate::first_error::subscript_end(bytes, start).ok_or(Failure {
                     message: "bad array subscript",
                     cut: None,
                 })?;
@@ -345,25 +345,6 @@ fn number(text: &str) -> Result<(), &'static str> {
         }
     }
     Ok(())
-}
-
-/// The end of the subscript that starts at `open` (a `[`), past its `]`; `None` when it is not
-/// closed.
-fn subscript_end(bytes: &[u8], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, &b) in bytes.iter().enumerate().skip(open) {
-        match b {
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// bash's message for the malformed arithmetic expression `text`, as it follows `bash: line

@@ -668,6 +668,9 @@ impl Shell {
     /// bash script), anything else the assignment's own failure.
     pub fn apply_assignment(&mut self, a: &AssignValue) -> Result<(), AssignFailure> {
         match (&a.value, &a.index) {
+            (AssignKind::Scalar(v), None) => self
+                .set_value(&a.name, crate::state::Value::Scalar(v.clone()))
+                .map_err(AssignFailure::Refused),
             (AssignKind::Scalar(v), Some(i)) => {
                 let idx = match self.get_var(&a.name).map(|v| &v.value) {
                     Some(crate::state::Value::Assoc(_)) => i.clone(),
@@ -679,50 +682,50 @@ impl Shell {
                 self.set_element(&a.name, &idx, v.clone())
                     .map_err(AssignFailure::Refused)
             }
-            _ => self.assign_value(a).map_err(AssignFailure::Refused),
+            (AssignKind::Array(items, append), _) => self
+                .assign_array(&a.name, items, *append)
+                .map_err(AssignFailure::Refused),
         }
     }
 
-    fn assign_value(&mut self, a: &AssignValue) -> Result<(), String> {
-        match (&a.value, &a.index) {
-            (AssignKind::Scalar(v), None) => {
-                self.set_value(&a.name, crate::state::Value::Scalar(v.clone()))
+    /// `name=(…)` or `name+=(…)`, indexed or associative as `name` already is.
+    fn assign_array(
+        &mut self,
+        name: &str,
+        items: &[(Option<String>, String)],
+        append: bool,
+    ) -> Result<(), String> {
+        let is_assoc = matches!(
+            self.get_var(name).map(|v| &v.value),
+            Some(crate::state::Value::Assoc(_))
+        );
+        if is_assoc {
+            let mut m = match (append, self.get_var(name).map(|v| v.value.clone())) {
+                (true, Some(crate::state::Value::Assoc(m))) => m,
+                _ => Default::default(),
+            };
+            for (k, v) in items {
+                m.insert(k.clone().unwrap_or_default(), v.clone());
             }
-            (AssignKind::Scalar(_), Some(_)) => unreachable!("subscripted in apply_assignment"),
-            (AssignKind::Array(items, append), _) => {
-                let is_assoc = matches!(
-                    self.get_var(&a.name).map(|v| &v.value),
-                    Some(crate::state::Value::Assoc(_))
-                );
-                if is_assoc {
-                    let mut m = match (append, self.get_var(&a.name).map(|v| v.value.clone())) {
-                        (true, Some(crate::state::Value::Assoc(m))) => m,
-                        _ => Default::default(),
-                    };
-                    for (k, v) in items {
-                        m.insert(k.clone().unwrap_or_default(), v.clone());
-                    }
-                    return self.set_value(&a.name, crate::state::Value::Assoc(m));
-                }
-                let mut m = match (append, self.get_var(&a.name).map(|v| v.value.clone())) {
-                    (true, Some(crate::state::Value::Indexed(m))) => m,
-                    (true, Some(crate::state::Value::Scalar(s))) => {
-                        std::collections::BTreeMap::from([(0, s)])
-                    }
-                    _ => Default::default(),
-                };
-                let mut next = m.keys().next_back().map(|k| k + 1).unwrap_or(0);
-                for (k, v) in items {
-                    let idx = match k {
-                        Some(k) => crate::arith::parse_number(k).unwrap_or(0),
-                        None => next,
-                    };
-                    m.insert(idx, v.clone());
-                    next = idx + 1;
-                }
-                self.set_value(&a.name, crate::state::Value::Indexed(m))
-            }
+            return self.set_value(name, crate::state::Value::Assoc(m));
         }
+        let mut m = match (append, self.get_var(name).map(|v| v.value.clone())) {
+            (true, Some(crate::state::Value::Indexed(m))) => m,
+            (true, Some(crate::state::Value::Scalar(s))) => {
+                std::collections::BTreeMap::from([(0, s)])
+            }
+            _ => Default::default(),
+        };
+        let mut next = m.keys().next_back().map(|k| k + 1).unwrap_or(0);
+        for (k, v) in items {
+            let idx = match k {
+                Some(k) => crate::arith::parse_number(k).unwrap_or(0),
+                None => next,
+            };
+            m.insert(idx, v.clone());
+            next = idx + 1;
+        }
+        self.set_value(name, crate::state::Value::Indexed(m))
     }
 
     fn run_simple(&mut self, sc: &ast::SimpleCommand) -> i32 {

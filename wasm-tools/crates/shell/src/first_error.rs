@@ -389,7 +389,7 @@ fn word_end(b: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// The end of `NAME[…]` when the word at `i` starts with one.
-fn subscript_end(b: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn subscript_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i;
     while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
         j += 1;
