@@ -66,11 +66,13 @@ const BUILTINS: &[&str] = &[
     "kill",
     "let",
     "local",
+    "mapfile",
     "popd",
     "printf",
     "pushd",
     "pwd",
     "read",
+    "readarray",
     "readonly",
     "return",
     "set",
@@ -94,6 +96,50 @@ const BUILTINS: &[&str] = &[
 
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
+}
+
+/// A variable as `declare -p` shows it: `declare -ax a=([0]="x" [1]=$'y\n')`; an
+/// associative array's elements each end with a space (`declare -A m=([k]="v" )`).
+fn declare_line(name: &str, var: &crate::state::Var) -> String {
+    let quote = |v: &str| {
+        if needs_ansi_c_quoting(v) {
+            ansi_c_quote(v)
+        } else {
+            double_quote(v)
+        }
+    };
+    let mut flags = String::new();
+    match &var.value {
+        Value::Indexed(_) => flags.push('a'),
+        Value::Assoc(_) => flags.push('A'),
+        Value::Scalar(_) => {}
+    }
+    if var.readonly {
+        flags.push('r');
+    }
+    if var.exported {
+        flags.push('x');
+    }
+    if flags.is_empty() {
+        flags.push('-');
+    }
+    let value = match &var.value {
+        Value::Scalar(v) => quote(v),
+        Value::Indexed(m) => {
+            let items: Vec<String> = m
+                .iter()
+                .map(|(i, v)| format!("[{i}]={}", quote(v)))
+                .collect();
+            format!("({})", items.join(" "))
+        }
+        Value::Assoc(m) => {
+            let items: String = crate::state::in_bash_order(m)
+                .map(|(k, v)| format!("[{k}]={} ", quote(v)))
+                .collect();
+            format!("({items})")
+        }
+    };
+    format!("declare -{flags} {name}={value}\n")
 }
 
 /// A value as `set` shows it: bare when nothing in it needs quoting, in single quotes, or in
@@ -218,25 +264,55 @@ impl Shell {
                 code
             }
             "return" => {
-                let code = args
-                    .first()
-                    .and_then(|a| a.parse::<i64>().ok())
-                    .map(|n| (n & 0xff) as i32)
-                    .unwrap_or(self.last_status);
                 if self.func_depth == 0 {
                     self.error("return: can only `return' from a function or sourced script");
-                    return 1;
+                    return 2;
                 }
+                let code = match args.first() {
+                    None => self.last_status,
+                    Some(a) => match a.parse::<i64>() {
+                        Ok(n) => (n & 0xff) as i32,
+                        Err(_) => {
+                            self.error(&format!("return: {a}: numeric argument required"));
+                            2
+                        }
+                    },
+                };
                 self.flow = Flow::Return;
                 self.last_status = code;
                 code
             }
             "break" | "continue" => {
-                let n = args.first().and_then(|a| a.parse().ok()).unwrap_or(1u32);
+                // A subshell cannot tell whether it runs inside a loop of its parent.
+                if self.loop_depth == 0 && !self.in_subshell {
+                    self.error(&format!(
+                        "{name}: only meaningful in a `for', `while', or `until' loop"
+                    ));
+                    return 0;
+                }
+                let n = match args.first() {
+                    None => 1,
+                    Some(a) => match a.parse::<i64>() {
+                        Ok(n) if n > 0 => u32::try_from(n).unwrap_or(u32::MAX),
+                        Ok(_) => {
+                            // bash leaves every loop, and fails.
+                            self.error(&format!("{name}: {a}: loop count out of range"));
+                            self.flow = Flow::Break(u32::MAX);
+                            return 1;
+                        }
+                        Err(_) => {
+                            // Fatal to a non-interactive bash.
+                            self.error(&format!("{name}: {a}: numeric argument required"));
+                            self.flow = Flow::Exit;
+                            self.exit_code = Some(128);
+                            return 128;
+                        }
+                    },
+                };
                 self.flow = if name == "break" {
-                    Flow::Break(n.max(1))
+                    Flow::Break(n)
                 } else {
-                    Flow::Continue(n.max(1))
+                    Flow::Continue(n)
                 };
                 0
             }
@@ -307,6 +383,7 @@ impl Shell {
                 self.builtin_test(name, &args)
             }
             "read" => self.builtin_read(args),
+            "mapfile" | "readarray" => self.builtin_mapfile(name, args),
             "eval" => {
                 let script = args.join(" ");
                 self.run_script_text(&script)
@@ -380,8 +457,8 @@ impl Shell {
             "compgen" => self.builtin_compgen(args),
             "shopt" => self.builtin_shopt(args),
             "getopts" => self.builtin_getopts(args),
-            "alias" | "unalias" | "hash" | "trap" | "history" | "jobs" | "times" | "dirs"
-            | "help" => 0,
+            "trap" => self.builtin_trap(args),
+            "alias" | "unalias" | "hash" | "history" | "jobs" | "times" | "dirs" | "help" => 0,
             "bind" => self.builtin_bind(args),
             "pushd" | "popd" => {
                 self.error(&format!("{name}: directory stack not supported here"));
@@ -659,6 +736,24 @@ impl Shell {
             return 0;
         }
         if names.is_empty() || print {
+            let only_exported = export || name == "export";
+            let only_readonly = name == "readonly";
+            if !names.is_empty() {
+                let mut text = String::new();
+                let mut status = 0;
+                for n in &names {
+                    match self.get_var(n) {
+                        Some(v) => text.push_str(&declare_line(n, v)),
+                        None => {
+                            self.out(&std::mem::take(&mut text));
+                            self.error(&format!("{name}: {n}: not found"));
+                            status = 1;
+                        }
+                    }
+                }
+                self.out(&text);
+                return status;
+            }
             let mut all: Vec<(String, crate::state::Var)> = self
                 .globals
                 .iter()
@@ -667,17 +762,10 @@ impl Shell {
             all.sort_by(|a, b| a.0.cmp(&b.0));
             let mut text = String::new();
             for (k, v) in all {
-                if (export || name == "export") && !v.exported {
+                if (only_exported && !v.exported) || (only_readonly && !v.readonly) {
                     continue;
                 }
-                if !names.is_empty() && !names.contains(&k) {
-                    continue;
-                }
-                let flag = if v.exported { "-x" } else { "--" };
-                text.push_str(&format!(
-                    "declare {flag} {k}=\"{}\"\n",
-                    v.value.scalar().replace('\\', "\\\\").replace('"', "\\\"")
-                ));
+                text.push_str(&declare_line(&k, &v));
             }
             self.out(&text);
             return 0;
@@ -770,8 +858,7 @@ impl Shell {
                 }
                 Value::Assoc(m) if m.is_empty() => "()".into(),
                 Value::Assoc(m) => {
-                    let items: String = m
-                        .iter()
+                    let items: String = crate::state::in_bash_order(&m)
                         .map(|(k, v)| format!("[{k}]={} ", double_quote(v)))
                         .collect();
                     format!("({items})")
@@ -944,6 +1031,168 @@ impl Shell {
         0
     }
 
+    /// `mapfile`/`readarray`: the records of standard input (or `-u FD`) into an indexed array
+    /// (`MAPFILE` unless named), as bash 5.1 reads them.
+    fn builtin_mapfile(&mut self, name: &str, args: &[String]) -> i32 {
+        const USAGE: &str = "usage: mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]";
+        let mut delim = b'\n';
+        let mut count = 0usize;
+        let mut origin: Option<i64> = None;
+        let mut skip = 0usize;
+        let mut trim = false;
+        let mut fd: Option<i32> = None;
+        let mut callback: Option<String> = None;
+        let mut quantum = 5000usize;
+        let mut operands = Vec::new();
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            i += 1;
+            if a == "--" {
+                operands.extend(args[i..].iter().cloned());
+                break;
+            }
+            if !a.starts_with('-') || a == "-" {
+                operands.push(a.clone());
+                continue;
+            }
+            let flags: Vec<char> = a[1..].chars().collect();
+            let mut k = 0;
+            while k < flags.len() {
+                let flag = flags[k];
+                k += 1;
+                if flag == 't' {
+                    trim = true;
+                    continue;
+                }
+                if !"dnOsuCc".contains(flag) {
+                    self.error(&format!("{name}: -{flag}: invalid option"));
+                    self.err(&format!("{name}: {}\n", USAGE.replacen("mapfile", name, 1)));
+                    return 2;
+                }
+                // The value is the rest of this word, or the next word.
+                let value = if k < flags.len() {
+                    let v: String = flags[k..].iter().collect();
+                    k = flags.len();
+                    v
+                } else if let Some(v) = args.get(i) {
+                    i += 1;
+                    v.clone()
+                } else {
+                    self.error(&format!("{name}: -{flag}: option requires an argument"));
+                    self.err(&format!("{name}: {}\n", USAGE.replacen("mapfile", name, 1)));
+                    return 2;
+                };
+                let number = value.parse::<i64>().ok();
+                match flag {
+                    'd' => delim = value.bytes().next().unwrap_or(0),
+                    'n' | 's' | 'c' => {
+                        let Some(n) = number.filter(|n| *n >= 0 && (flag != 'c' || *n > 0)) else {
+                            let what = match flag {
+                                'c' => "invalid callback quantum",
+                                _ => "invalid line count",
+                            };
+                            self.error(&format!("{name}: {value}: {what}"));
+                            return 1;
+                        };
+                        let n = n as usize;
+                        match flag {
+                            'n' => count = n,
+                            's' => skip = n,
+                            _ => quantum = n,
+                        }
+                    }
+                    'O' => match number.filter(|n| *n >= 0) {
+                        Some(n) => origin = Some(n),
+                        None => {
+                            self.error(&format!("{name}: {value}: invalid array origin"));
+                            return 1;
+                        }
+                    },
+                    'u' => match number
+                        .and_then(|n| i32::try_from(n).ok())
+                        .filter(|n| *n >= 0)
+                    {
+                        Some(n) if self.fd(n).is_some() => fd = Some(n),
+                        _ => {
+                            self.error(&format!(
+                                "{name}: {value}: invalid file descriptor: Bad file descriptor"
+                            ));
+                            return 1;
+                        }
+                    },
+                    _ => callback = Some(value),
+                }
+            }
+        }
+        let array = operands
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "MAPFILE".into());
+        if !is_valid_name(&array) {
+            self.error(&format!("{name}: `{array}': not a valid identifier"));
+            return 1;
+        }
+        let handle = self.fd(fd.unwrap_or(0)).unwrap_or(0);
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        let mut current: Vec<u8> = Vec::new();
+        let mut byte = [0u8; 1];
+        let mut seen = 0usize;
+        // One byte at a time, as bash reads a pipe: what follows the last record read stays
+        // for the next reader.
+        while count == 0 || records.len() < count {
+            match hostcalls::read(handle, &mut byte) {
+                Ok(1) => {
+                    let end = byte[0] == delim;
+                    if !(end && trim) {
+                        current.push(byte[0]);
+                    }
+                    if end {
+                        seen += 1;
+                        let record = std::mem::take(&mut current);
+                        if seen > skip {
+                            records.push(record);
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+        if !current.is_empty() && (count == 0 || records.len() < count) {
+            seen += 1;
+            if seen > skip {
+                records.push(current);
+            }
+        }
+        let start = match origin {
+            Some(o) => o,
+            None => {
+                if let Err(e) = self.set_value(&array, Value::Indexed(Default::default())) {
+                    self.error(&e);
+                    return 1;
+                }
+                0
+            }
+        };
+        for (k, record) in records.into_iter().enumerate() {
+            // A shell string ends at a NUL, as bash's C strings do.
+            let end = record.iter().position(|&b| b == 0).unwrap_or(record.len());
+            let text = String::from_utf8_lossy(&record[..end]).into_owned();
+            let index = start + k as i64;
+            if let Some(cb) = &callback
+                && k % quantum == 0
+            {
+                let line = format!("{cb} {index} {}", shell_quote(&text));
+                self.run_script_text(&line);
+            }
+            if let Err(e) = self.set_element(&array, &index.to_string(), text) {
+                self.error(&e);
+                return 1;
+            }
+        }
+        0
+    }
+
     fn builtin_read(&mut self, args: &[String]) -> i32 {
         let mut raw = false;
         let mut delim = b'\n';
@@ -954,12 +1203,9 @@ impl Shell {
         while i < args.len() {
             match args[i].as_str() {
                 "-r" => raw = true,
-                "-p" => {
-                    if let Some(p) = args.get(i + 1) {
-                        self.err(p);
-                    }
-                    i += 1;
-                }
+                // bash shows the prompt only when reading from a terminal, which an
+                // action's input never is.
+                "-p" => i += 1,
                 "-d" => {
                     delim = args.get(i + 1).and_then(|d| d.bytes().next()).unwrap_or(0);
                     i += 1;

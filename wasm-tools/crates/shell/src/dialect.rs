@@ -13,8 +13,21 @@ pub enum Dialect {
 
 /// bash builtins dash does not have: under dash these names are looked up as programs.
 const BASH_ONLY_BUILTINS: &[&str] = &[
-    "bind", "builtin", "compgen", "declare", "dirs", "help", "history", "let", "popd", "pushd",
-    "shopt", "source", "typeset",
+    "bind",
+    "builtin",
+    "compgen",
+    "declare",
+    "dirs",
+    "help",
+    "history",
+    "let",
+    "mapfile",
+    "popd",
+    "pushd",
+    "readarray",
+    "shopt",
+    "source",
+    "typeset",
 ];
 
 impl Dialect {

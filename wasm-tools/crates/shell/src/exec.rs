@@ -34,6 +34,15 @@ impl Shell {
         let n = program.complete_commands.len();
         for (i, cc) in program.complete_commands.iter().enumerate() {
             self.run_list_at(cc, tail_allowed && i + 1 == n);
+            if self.flow == Flow::Discard {
+                self.last_status = 1;
+                // bash's reader drops the command and goes on with the next one; a subshell
+                // (a pipeline stage, `( … )`, a substitution) ends instead.
+                if !self.in_subshell {
+                    self.flow = Flow::Normal;
+                    continue;
+                }
+            }
             if self.flow != Flow::Normal {
                 break;
             }
@@ -98,31 +107,50 @@ impl Shell {
     }
 
     fn run_and_or(&mut self, ao: &ast::AndOrList, tail: bool) -> i32 {
+        // `set -e` and the `ERR` trap ignore failures of all but the last pipeline of an
+        // and-or list: `false && true` fails quietly.
         let has_more = !ao.additional.is_empty();
-        if has_more {
+        let mut suppressed = has_more;
+        if suppressed {
             self.errexit_suppressed += 1;
         }
         let mut status = self.run_pipeline_at(&ao.first, tail && !has_more);
+        let mut final_run = (!has_more).then_some(&ao.first);
         for (i, next) in ao.additional.iter().enumerate() {
             if self.flow != Flow::Normal {
                 break;
             }
+            let (pipeline, runs) = match next {
+                ast::AndOr::And(p) => (p, status == 0),
+                ast::AndOr::Or(p) => (p, status != 0),
+            };
+            if !runs {
+                continue;
+            }
             let last = i + 1 == ao.additional.len();
-            if last && has_more {
+            if last {
                 self.errexit_suppressed -= 1;
+                suppressed = false;
+                final_run = Some(pipeline);
             }
-            match next {
-                ast::AndOr::And(p) if status == 0 => status = self.run_pipeline_at(p, tail && last),
-                ast::AndOr::Or(p) if status != 0 => status = self.run_pipeline_at(p, tail && last),
-                _ => {}
-            }
+            status = self.run_pipeline_at(pipeline, tail && last);
         }
-        if has_more && ao.additional.is_empty() {
+        if suppressed {
             self.errexit_suppressed -= 1;
         }
-        // `set -e` ignores failures of all but the last command of an and-or list.
-        if !has_more || self.errexit_suppressed == 0 {
-            self.check_errexit(status);
+        if let Some(last) = final_run {
+            // The trap runs for a simple command's failure, not a negated one's.
+            if status != 0
+                && self.errexit_suppressed == 0
+                && self.flow == Flow::Normal
+                && !last.bang
+                && matches!(last.seq.last(), Some(Command::Simple(_)))
+            {
+                self.run_err_trap(status);
+            }
+            if !last.bang {
+                self.check_errexit(status);
+            }
         }
         status
     }
@@ -271,6 +299,12 @@ impl Shell {
                 Err(status) => (None, status),
             };
             self.fds = saved_fds;
+            // bash expands a stage in its forked child: a command dropped there ends that
+            // child alone, with status 1.
+            if self.flow == Flow::Discard {
+                self.flow = Flow::Normal;
+                return (None, 1);
+            }
             return out;
         }
         self.fork_stage(stage, stdio)
@@ -303,6 +337,12 @@ impl Shell {
             }
             Command::Function(def) => {
                 let name = def.fname.value.clone();
+                let source = match (&self.function_source, &self.definition_source) {
+                    (Some(inside), _) => inside.clone(),
+                    (None, Some(top)) => top.clone(),
+                    (None, None) => self.name.as_str().into(),
+                };
+                self.function_sources.insert(name.clone(), source);
                 self.functions.insert(name, Rc::new(def.clone()));
                 0
             }
@@ -331,6 +371,27 @@ impl Shell {
     }
 
     fn run_compound(&mut self, cc: &CompoundCommand) -> i32 {
+        let is_loop = matches!(
+            cc,
+            CompoundCommand::ForClause(_)
+                | CompoundCommand::ArithmeticForClause(_)
+                | CompoundCommand::WhileClause(_)
+                | CompoundCommand::UntilClause(_)
+        );
+        if !is_loop {
+            return self.run_compound_inner(cc);
+        }
+        self.loop_depth += 1;
+        let status = self.run_compound_inner(cc);
+        self.loop_depth -= 1;
+        // `break 5` in two loops leaves both, and no more.
+        if self.loop_depth == 0 && matches!(self.flow, Flow::Break(_) | Flow::Continue(_)) {
+            self.flow = Flow::Normal;
+        }
+        status
+    }
+
+    fn run_compound_inner(&mut self, cc: &CompoundCommand) -> i32 {
         match cc {
             CompoundCommand::BraceGroup(g) => self.run_list(&g.list),
             CompoundCommand::Subshell(s) => {
@@ -529,11 +590,16 @@ impl Shell {
                 }
             }
             Flow::Normal => false,
-            Flow::Return | Flow::Exit => true,
+            Flow::Return | Flow::Exit | Flow::Discard => true,
         }
     }
 
     pub fn expansion_failed(&mut self, e: ExpandError) -> i32 {
+        if self.flow == Flow::Discard {
+            // Reported where the substitution was read; the command is dropped.
+            self.last_status = 1;
+            return 1;
+        }
         // dash words a bad substitution without the word, and ends the script with 2.
         let (msg, status) = match self.dialect {
             Dialect::Bash => (e.0.as_str(), 1),
@@ -541,9 +607,17 @@ impl Shell {
             Dialect::Dash => (e.0.as_str(), 2),
         };
         self.error(msg);
+        let unset = std::mem::take(&mut self.unset_parameter_failed);
+        // A non-interactive bash leaves with 127 when `set -u` or `${x?}` meets an unset
+        // parameter in the shell itself; a subshell ends with the error's status.
+        let status = if unset && !self.in_subshell && self.dialect == Dialect::Bash {
+            127
+        } else {
+            status
+        };
         self.last_status = status;
         // Like a non-interactive bash, an expansion error ends a `-c` script.
-        if !self.in_subshell || e.0.contains("unbound variable") || e.0.contains("not set") {
+        if !self.in_subshell || unset {
             self.flow = Flow::Exit;
             self.exit_code = Some(status);
         }
@@ -575,12 +649,26 @@ impl Shell {
         if let Some(w) = &sc.word_or_name {
             words.push(w.value.clone());
         }
+        // `declare`, `local`, `export`… take their assignments as bash reads assignments: a
+        // value is not split or globbed (`export x=$y`), and `a=(1 "b c")` reaches the builtin
+        // whole, to be assigned there.
+        let declaration = sc.word_or_name.as_ref().is_some_and(|w| {
+            matches!(
+                w.value.as_str(),
+                "declare" | "local" | "typeset" | "readonly" | "export"
+            )
+        }) && self.dialect == Dialect::Bash;
+        let mut assignment_args: Vec<(usize, bool)> = Vec::new();
         if let Some(suffix) = &sc.suffix {
             for item in &suffix.0 {
                 match item {
                     ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r.clone()),
                     ast::CommandPrefixOrSuffixItem::Word(w) => words.push(w.value.clone()),
-                    ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                    ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+                        if declaration {
+                            let compound = matches!(a.value, ast::AssignmentValue::Array(_));
+                            assignment_args.push((words.len(), compound));
+                        }
                         words.push(w.value.clone())
                     }
                     ast::CommandPrefixOrSuffixItem::ProcessSubstitution(k, s) => {
@@ -600,7 +688,12 @@ impl Shell {
                 }
                 continue;
             }
-            match self.expand_words(std::slice::from_ref(w)) {
+            let expanded = match assignment_args.iter().find(|(pos, _)| *pos == i) {
+                Some((_, true)) => Ok(vec![w.clone()]),
+                Some((_, false)) => self.expand_single(w).map(|v| vec![v]),
+                None => self.expand_words(std::slice::from_ref(w)),
+            };
+            match expanded {
                 Ok(v) => argv.extend(v),
                 Err(e) => return Err(self.expansion_failed(e)),
             }
@@ -870,6 +963,11 @@ impl Shell {
             self.export(&a.name);
         }
         self.func_depth += 1;
+        let outer_loops = std::mem::take(&mut self.loop_depth);
+        let outer_source = std::mem::replace(
+            &mut self.function_source,
+            self.function_sources.get(&argv[0]).cloned(),
+        );
         let ast::FunctionBody(body, redirects) = &def.body;
         let redirects: Vec<IoRedirect> =
             redirects.as_ref().map(|r| r.0.clone()).unwrap_or_default();
@@ -882,6 +980,8 @@ impl Shell {
             Err(s) => s,
         };
         self.func_depth -= 1;
+        self.loop_depth = outer_loops;
+        self.function_source = outer_source;
         self.locals.pop();
         self.positional = saved_pos;
         if self.flow == Flow::Return {
@@ -1063,6 +1163,15 @@ impl Shell {
             (self.subst_depth + 1).to_string(),
         ));
         env.push(("INTERCODE_PRELUDE".into(), self.prelude()));
+        let definition_source = self.definition_source.as_deref().unwrap_or(&self.name);
+        env.push((
+            "INTERCODE_DEFINITION_SOURCE".into(),
+            definition_source.to_string(),
+        ));
+        // A subshell of a function's body names what the function does.
+        if let Some(inside) = &self.function_source {
+            env.push(("INTERCODE_FUNCTION_SOURCE".into(), inside.to_string()));
+        }
         env.push((
             "INTERCODE_LINE_BASE".into(),
             (first_line + self.line_base).saturating_sub(1).to_string(),

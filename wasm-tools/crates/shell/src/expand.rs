@@ -84,7 +84,7 @@ impl Shell {
             return self.unparsed_parameter(shown, inner);
         }
         let mut out = Expanded::default();
-        self.expand_pieces(&pieces, false, &mut out)?;
+        self.expand_pieces(w, &pieces, false, &mut out)?;
         Ok(out)
     }
 
@@ -113,8 +113,10 @@ impl Shell {
         Err(ExpandError(format!("{w}: bad substitution")))
     }
 
+    /// `word`: the text `pieces` were parsed from (their offsets count in it).
     fn expand_pieces(
         &mut self,
+        word: &str,
         pieces: &[WordPieceWithSource],
         in_dquote: bool,
         out: &mut Expanded,
@@ -127,7 +129,7 @@ impl Shell {
                 WordPiece::DoubleQuotedSequence(inner)
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
                     out.had_quotes = true;
-                    self.expand_pieces(inner, true, out)?;
+                    self.expand_pieces(word, inner, true, out)?;
                 }
                 WordPiece::TildeExpansion(t) => {
                     let s = match t {
@@ -141,7 +143,21 @@ impl Shell {
                     out.push_str(&s, true);
                 }
                 WordPiece::ParameterExpansion(expr) => {
-                    let v = self.expand_parameter(expr, in_dquote)?;
+                    let v = match self.expand_parameter(expr, in_dquote) {
+                        // bash names `$1` as written, `${1}` by its number.
+                        Err(ExpandError(m))
+                            if self.unset_parameter_failed
+                                && word
+                                    .get(p.start_index..)
+                                    .and_then(|t| t.strip_prefix('$'))
+                                    .is_some_and(|t| {
+                                        t.starts_with(|c: char| c.is_ascii_digit())
+                                    }) =>
+                        {
+                            return Err(ExpandError(format!("${m}")));
+                        }
+                        v => v?,
+                    };
                     match v {
                         Expansion::Text(s) => out.push_str(&s, in_dquote),
                         Expansion::Fields(fields) => {
@@ -163,6 +179,9 @@ impl Shell {
                 }
                 WordPiece::CommandSubstitution(cmd)
                 | WordPiece::BackquotedCommandSubstitution(cmd) => {
+                    if matches!(p.piece, WordPiece::CommandSubstitution(_)) {
+                        self.check_substitution_syntax(word, p.start_index, cmd)?;
+                    }
                     let cmd = if matches!(p.piece, WordPiece::BackquotedCommandSubstitution(_)) {
                         unescape_backquoted(cmd)
                     } else {
@@ -182,6 +201,33 @@ impl Shell {
             }
         }
         Ok(())
+    }
+
+    /// bash 5.1 reads the command of a `$(…)` only when it expands the word, from the word's
+    /// text after `$(` (backquotes are read by the subshell, as here). A syntax error there
+    /// names that text and its line (counted from the line after the word's end), and drops
+    /// the rest of the complete command: `echo a; x=$(done); echo b` prints `a` alone, `$?`
+    /// 1. dash reads substitutions with the script, so this is bash's alone.
+    fn check_substitution_syntax(&mut self, word: &str, start: usize, cmd: &str) -> R<()> {
+        if self.dialect != crate::dialect::Dialect::Bash {
+            return Ok(());
+        }
+        let rest = word
+            .get(start..)
+            .and_then(|t| t.strip_prefix("$("))
+            .map_or_else(|| format!("{cmd})"), str::to_string);
+        let Some(lines) = crate::syntax::substitution_error(cmd, &rest) else {
+            return Ok(());
+        };
+        let base = self.line + self.line_base + word.matches('\n').count();
+        let message: Vec<String> = lines
+            .iter()
+            .map(|(line, what)| format!("command substitution: line {}: {what}", base + line))
+            .collect();
+        self.syntax_error(&self.name, &message.join("\n"));
+        self.last_status = 1;
+        self.flow = crate::state::Flow::Discard;
+        Err(ExpandError(String::new()))
     }
 
     /// Splits on `$IFS` (unquoted characters only) and at field breaks.
@@ -409,6 +455,7 @@ impl Shell {
             } => {
                 let v = self.param_values(parameter, *indirect)?;
                 if v.is_none() && self.options.nounset && !is_all_params(parameter) {
+                    self.unset_parameter_failed = true;
                     return Err(ExpandError(format!(
                         "{}: unbound variable",
                         param_name(parameter)
@@ -466,11 +513,12 @@ impl Shell {
                 let v = self.param_values(parameter, *indirect)?;
                 if is_unset_or_null(&v, test_type) {
                     let msg = self.expand_operand(error_message.as_deref())?;
-                    let msg = if msg.is_empty() {
-                        "parameter null or not set".to_string()
-                    } else {
-                        msg
+                    let msg = match (msg.is_empty(), test_type) {
+                        (false, _) => msg,
+                        (true, ParameterTestType::Unset) => "parameter not set".to_string(),
+                        (true, _) => "parameter null or not set".to_string(),
                     };
+                    self.unset_parameter_failed = true;
                     Err(ExpandError(format!("{}: {msg}", param_name(parameter))))
                 } else {
                     Ok(to_expansion(self, v))
@@ -496,6 +544,13 @@ impl Shell {
                 indirect,
             } => {
                 let v = self.param_values(parameter, *indirect)?;
+                if v.is_none() && self.options.nounset && !is_all_params(parameter) {
+                    self.unset_parameter_failed = true;
+                    return Err(ExpandError(format!(
+                        "{}: unbound variable",
+                        param_name(parameter)
+                    )));
+                }
                 let n = match v {
                     None => 0,
                     Some(ParamValue::One(s)) => s.chars().count(),
@@ -672,7 +727,9 @@ impl Shell {
             } => {
                 let keys = match self.get_var(variable_name).map(|v| v.value.clone()) {
                     Some(Value::Indexed(m)) => m.keys().map(|k| k.to_string()).collect(),
-                    Some(Value::Assoc(m)) => m.keys().cloned().collect(),
+                    Some(Value::Assoc(m)) => crate::state::in_bash_order(&m)
+                        .map(|(k, _)| k.clone())
+                        .collect(),
                     Some(Value::Scalar(_)) => vec!["0".to_string()],
                     None => vec![],
                 };
@@ -858,12 +915,56 @@ pub fn brace_expand(w: &str) -> Vec<String> {
         return vec![w.to_string()];
     }
     match word::parse_brace_expansions(w, &crate::dialect::Dialect::Bash.parser_options()) {
-        Ok(Some(parts)) => expand_brace_parts(&parts),
+        Ok(Some(parts)) => expand_brace_parts(&parts, &mut sequence_widths(w)),
         _ => vec![w.to_string()],
     }
 }
 
-fn expand_brace_parts(parts: &[BraceExpressionOrText]) -> Vec<String> {
+/// bash pads the numbers of a sequence one of whose ends is written with a leading zero
+/// (`{01..10}`, `{-02..2}`, not `{0..10}` or `{+01..3}`) to the longer end's width, sign
+/// included. The parser keeps only the numbers, so each `{A..B[..C]}` of the word is read
+/// again here: (start, end, width), in the order of the text.
+fn sequence_widths(w: &str) -> std::collections::VecDeque<(i64, i64, usize)> {
+    fn number(s: &str) -> Option<(i64, usize, bool, &str)> {
+        let digits_at = usize::from(s.starts_with(['-', '+']));
+        let len = digits_at
+            + s[digits_at..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+        let digits = &s[digits_at..len];
+        let value = s[..len].parse().ok()?;
+        let zero_led = !s.starts_with('+') && digits.len() > 1 && digits.starts_with('0');
+        Some((value, len, zero_led, &s[len..]))
+    }
+    let mut widths = std::collections::VecDeque::new();
+    for (at, _) in w.match_indices('{') {
+        let Some((start, start_len, start_zero, rest)) = number(&w[at + 1..]) else {
+            continue;
+        };
+        let Some((end, end_len, end_zero, mut rest)) = rest.strip_prefix("..").and_then(number)
+        else {
+            continue;
+        };
+        if let Some(step) = rest.strip_prefix("..").and_then(number) {
+            rest = step.3;
+        }
+        if rest.starts_with('}') {
+            let width = if start_zero || end_zero {
+                start_len.max(end_len)
+            } else {
+                0
+            };
+            widths.push_back((start, end, width));
+        }
+    }
+    widths
+}
+
+fn expand_brace_parts(
+    parts: &[BraceExpressionOrText],
+    widths: &mut std::collections::VecDeque<(i64, i64, usize)>,
+) -> Vec<String> {
     let mut results = vec![String::new()];
     for part in parts {
         let alternatives: Vec<String> = match part {
@@ -878,11 +979,20 @@ fn expand_brace_parts(parts: &[BraceExpressionOrText]) -> Vec<String> {
                             increment,
                         } => {
                             let step = increment.unsigned_abs().max(1) as i64;
+                            let width = loop {
+                                match widths.pop_front() {
+                                    Some((s, e, width)) if (s, e) == (*start, *end) => {
+                                        break width;
+                                    }
+                                    Some(_) => {}
+                                    None => break 0,
+                                }
+                            };
                             let mut i = *start;
                             let up = start <= end;
                             let mut n = 0;
                             while (up && i <= *end) || (!up && i >= *end) {
-                                alts.push(i.to_string());
+                                alts.push(format!("{i:0width$}"));
                                 i = if up { i + step } else { i - step };
                                 n += 1;
                                 if n > 100_000 {
@@ -916,7 +1026,7 @@ fn expand_brace_parts(parts: &[BraceExpressionOrText]) -> Vec<String> {
                             }
                         }
                         BraceExpressionMember::Child(children) => {
-                            alts.extend(expand_brace_parts(children))
+                            alts.extend(expand_brace_parts(children, widths))
                         }
                     }
                 }
@@ -1034,6 +1144,21 @@ mod tests {
         assert_eq!(brace_expand("{1..3}"), ["1", "2", "3"]);
         assert_eq!(brace_expand("x{}"), ["x{}"]);
         assert_eq!(brace_expand("{}"), ["{}"]);
+        // Widths as bash 5.1 pads them.
+        assert_eq!(
+            brace_expand("{-02..2}"),
+            ["-02", "-01", "000", "001", "002"]
+        );
+        assert_eq!(brace_expand("{0..2}"), ["0", "1", "2"]);
+        assert_eq!(brace_expand("{-0..1}"), ["0", "1"]);
+        assert_eq!(brace_expand("{+01..2}"), ["1", "2"]);
+        assert_eq!(brace_expand("{05..1..2}"), ["05", "03", "01"]);
+        assert_eq!(brace_expand("x{07..09}y"), ["x07y", "x08y", "x09y"]);
+        assert_eq!(brace_expand("{010..8}"), ["010", "009", "008"]);
+        assert_eq!(
+            brace_expand("{a,{1..2},{01..2}}"),
+            ["a", "1", "2", "01", "02"]
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod state;
 mod subscript;
 mod syntax;
 mod text;
+mod trap;
 
 use state::{Flow, Shell};
 use std::ffi::OsString;
@@ -119,6 +120,15 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
     if report.is_some() {
         shell.unset("INTERCODE_REPORT_HANDLE");
     }
+    // Before the prelude, whose function definitions it names.
+    if let Ok(source) = std::env::var("INTERCODE_DEFINITION_SOURCE") {
+        shell.unset("INTERCODE_DEFINITION_SOURCE");
+        shell.definition_source = Some(source.into());
+    }
+    if let Ok(source) = std::env::var("INTERCODE_FUNCTION_SOURCE") {
+        shell.unset("INTERCODE_FUNCTION_SOURCE");
+        shell.function_source = Some(source.into());
+    }
     if let Some(prelude) = std::env::var("INTERCODE_PRELUDE")
         .ok()
         .filter(|p| !p.is_empty())
@@ -146,6 +156,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
         match a.as_str() {
             "-c" => {
                 script = args.get(i + 1).cloned();
+                shell.definition_source = Some("environment".into());
                 i += 2;
                 break;
             }
@@ -238,6 +249,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
         },
     };
     let code = shell.exit_code.unwrap_or(status);
+    let code = shell.run_exit_trap(code);
     // Background jobs still running when a `-c` script ends are waited for, so their output
     // reaches the observation (the host kills whatever outlives the action's deadline).
     for job in std::mem::take(&mut shell.background) {

@@ -12,6 +12,11 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// Always single-quoted, as bash's `sh_single_quote` (`trap -p`): `''` for nothing.
+pub fn single_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 /// bash's `ansic_shouldquote` in the C locale (upstream's): a byte that is not printable ASCII.
 pub fn needs_ansi_c_quoting(s: &str) -> bool {
     s.bytes().any(|b| !(0x20..0x7f).contains(&b))

@@ -28,9 +28,24 @@ impl Value {
         match self {
             Value::Scalar(s) => vec![s.clone()],
             Value::Indexed(m) => m.values().cloned().collect(),
-            Value::Assoc(m) => m.values().cloned().collect(),
+            Value::Assoc(m) => in_bash_order(m).map(|(_, v)| v.clone()).collect(),
         }
     }
+}
+
+/// An associative array's elements in the order bash 5.1 walks its hash table: by bucket
+/// (the key's 32-bit FNV-1 hash modulo its 1024 buckets), for `${!m[@]}`, `${m[@]}`,
+/// `declare -p`. (Keys sharing a bucket are listed newest first by bash; by name here.)
+pub fn in_bash_order(m: &BTreeMap<String, String>) -> impl Iterator<Item = (&String, &String)> {
+    fn bucket(key: &str) -> u32 {
+        let hash = key.bytes().fold(2_166_136_261_u32, |h, b| {
+            h.wrapping_mul(16_777_619) ^ u32::from(b)
+        });
+        hash & 1023
+    }
+    let mut items: Vec<(&String, &String)> = m.iter().collect();
+    items.sort_by_key(|(k, _)| bucket(k));
+    items.into_iter()
 }
 
 #[derive(Debug, Clone)]
@@ -68,6 +83,10 @@ pub enum Flow {
     Continue(u32),
     Return,
     Exit,
+    /// bash 5.1 found a syntax error in a `$(…)` while expanding a word: the rest of the
+    /// complete command is dropped, the shell reads the next one (`$?` is 1), and a subshell
+    /// ends (see [`Shell::run_program`]).
+    Discard,
 }
 
 pub struct Shell {
@@ -115,6 +134,25 @@ pub struct Shell {
     /// (bash remembers them too).
     pub reaped: Vec<(u32, i32)>,
     pub func_depth: usize,
+    /// Loops running around the current command in this function (bash's `loop_level`: a
+    /// function body starts at 0, so `break` there is "only meaningful in a loop").
+    pub loop_depth: usize,
+    /// The expansion error being reported is `set -u`'s or `${x?}`'s (fatal, status 127).
+    pub unset_parameter_failed: bool,
+    /// `trap` handlers: 0 is `EXIT`, then signal numbers, then DEBUG, ERR, RETURN (see
+    /// [`crate::trap`]).
+    pub traps: BTreeMap<i32, String>,
+    /// The `ERR` trap is running (a failure inside it does not run it again).
+    pub running_err_trap: bool,
+    /// What bash's messages name instead of `$0` while a function runs: `BASH_SOURCE[0]` of
+    /// its definition. bash runs a `-c` script before it counts itself initialised, so a
+    /// function defined there comes "from the environment": `environment: line 1: …`.
+    pub function_source: Option<Rc<str>>,
+    /// Where each function was defined (see `function_source`).
+    pub function_sources: HashMap<String, Rc<str>>,
+    /// The source given to functions defined outside any function: `environment` in a `-c`
+    /// script and its subshells, `$0` (a script's name) otherwise.
+    pub definition_source: Option<Rc<str>>,
     pub subst_depth: usize,
     pub temp_counter: u32,
     /// Set while running the condition of if/while/&&/|| where `set -e` does not apply.
@@ -187,6 +225,13 @@ impl Shell {
             background: Vec::new(),
             reaped: Vec::new(),
             func_depth: 0,
+            loop_depth: 0,
+            unset_parameter_failed: false,
+            traps: BTreeMap::new(),
+            running_err_trap: false,
+            function_source: None,
+            function_sources: HashMap::new(),
+            definition_source: None,
             subst_depth: 0,
             temp_counter: 0,
             errexit_suppressed: 0,
@@ -489,10 +534,15 @@ impl Shell {
 
     /// `bash: line 3: message` — the prefix bash uses for errors in `-c` scripts.
     pub fn error(&self, msg: &str) {
+        // A dropped command says nothing more (its expansion's failure has been reported).
+        if self.flow == Flow::Discard {
+            return;
+        }
         let line = self.line + self.line_base;
         match self.dialect {
             crate::dialect::Dialect::Bash => {
-                self.err(&format!("{}: line {line}: {msg}\n", self.name))
+                let name = self.function_source.as_deref().unwrap_or(&self.name);
+                self.err(&format!("{name}: line {line}: {msg}\n"))
             }
             // dash: `sh: 1: foo: not found`
             crate::dialect::Dialect::Dash => self.err(&format!("{}: {line}: {msg}\n", self.name)),

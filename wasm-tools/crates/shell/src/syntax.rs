@@ -89,6 +89,39 @@ fn parse_quietly_with_source(
         .map(|program| (program, protected.into_owned()))
 }
 
+/// The syntax error of a `$(…)` whose command `cmd` does not parse (`None` when it does), as bash 5.1 words it when
+/// it reads the substitution from `rest` (the word's text after `$(`): each line of the
+/// message with the line of `rest` it names (from 1), the quoted text being that line of
+/// `rest`. bash's reader stops at the `)`, so that is the token it meets when the command is
+/// cut short (`$(if)`: near unexpected token `)`).
+pub fn substitution_error(cmd: &str, rest: &str) -> Option<Vec<(usize, String)>> {
+    if parse(cmd, Dialect::Bash).is_ok() {
+        return None;
+    }
+    let error = parse(&format!("{cmd})"), Dialect::Bash).err()?;
+    let lines = error
+        .message
+        .lines()
+        .map(|l| {
+            let Some((n, what)) = l
+                .strip_prefix("-c: line ")
+                .and_then(|l| l.split_once(": "))
+                .and_then(|(n, what)| Some((n.parse::<usize>().ok()?, what)))
+            else {
+                return (1, l.to_string());
+            };
+            // The quoted line of text is bash's current input line: the substitution's own.
+            if what.starts_with('`') && what.ends_with('\'') {
+                let shown = rest.lines().nth(n - 1).unwrap_or("");
+                (n, format!("`{shown}'"))
+            } else {
+                (n, what.to_string())
+            }
+        })
+        .collect();
+    Some(lines)
+}
+
 /// The complete commands before the syntax error on line `error_line`: the longest run of
 /// whole lines, ending before that line, that parses on its own. `None` when there is none.
 pub fn runnable_prefix(text: &str, dialect: Dialect, error_line: usize) -> Option<Program> {
@@ -806,5 +839,29 @@ mod tests {
         let prefix = runnable_prefix(text, Dialect::Bash, e.line).unwrap();
         assert_eq!(prefix.complete_commands.len(), 1);
         assert!(runnable_prefix("echo a; echo )", Dialect::Bash, 1).is_none());
+    }
+
+    /// bash 5.1 (Ubuntu 22.04) on `x=$(…)` words whose command does not parse.
+    #[test]
+    fn substitution_errors_name_the_rest_of_the_word() {
+        let near = |t: &str| format!("syntax error near unexpected token `{t}'");
+        assert_eq!(
+            substitution_error("done", "done)"),
+            Some(vec![(1, near("done")), (1, "`done)'".to_string())])
+        );
+        // The reader stops at the `)`: a command cut short meets it.
+        assert_eq!(
+            substitution_error("if", "if)"),
+            Some(vec![(1, near(")")), (1, "`if)'".to_string())])
+        );
+        assert_eq!(
+            substitution_error("fi", "fi)\"; echo b\""),
+            Some(vec![(1, near("fi")), (1, "`fi)\"; echo b\"'".to_string())])
+        );
+        assert_eq!(
+            substitution_error("echo a\necho b; done\n", "echo a\necho b; done\n)"),
+            Some(vec![(2, near("done")), (2, "`echo b; done'".to_string())])
+        );
+        assert_eq!(substitution_error("echo a", "echo a)"), None);
     }
 }
