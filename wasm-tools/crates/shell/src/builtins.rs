@@ -1031,10 +1031,34 @@ impl Shell {
         0
     }
 
+    /// bash's words for a builtin's bad option, then its usage line; status 2.
+    fn builtin_option_error(
+        &mut self,
+        name: &str,
+        e: &crate::builtin_options::OptionError,
+        usage: &str,
+    ) -> i32 {
+        use crate::builtin_options::OptionError;
+        match e {
+            OptionError::Invalid(c) => self.error(&format!("{name}: -{c}: invalid option")),
+            OptionError::MissingValue(c) => {
+                self.error(&format!("{name}: -{c}: option requires an argument"))
+            }
+        }
+        self.err(usage);
+        2
+    }
+
     /// `mapfile`/`readarray`: the records of standard input (or `-u FD`) into an indexed array
     /// (`MAPFILE` unless named), as bash 5.1 reads them.
     fn builtin_mapfile(&mut self, name: &str, args: &[String]) -> i32 {
-        const USAGE: &str = "usage: mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]";
+        let usage = format!(
+            "{name}: usage: {name} [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]\n"
+        );
+        let parsed = match crate::builtin_options::parse(args, "t", "dnOsuCc") {
+            Ok(parsed) => parsed,
+            Err(e) => return self.builtin_option_error(name, &e, &usage),
+        };
         let mut delim = b'\n';
         let mut count = 0usize;
         let mut origin: Option<i64> = None;
@@ -1043,88 +1067,51 @@ impl Shell {
         let mut fd: Option<i32> = None;
         let mut callback: Option<String> = None;
         let mut quantum = 5000usize;
-        let mut operands = Vec::new();
-        let mut i = 0;
-        while i < args.len() {
-            let a = &args[i];
-            i += 1;
-            if a == "--" {
-                operands.extend(args[i..].iter().cloned());
-                break;
-            }
-            if !a.starts_with('-') || a == "-" {
-                operands.push(a.clone());
-                continue;
-            }
-            let flags: Vec<char> = a[1..].chars().collect();
-            let mut k = 0;
-            while k < flags.len() {
-                let flag = flags[k];
-                k += 1;
-                if flag == 't' {
-                    trim = true;
-                    continue;
-                }
-                if !"dnOsuCc".contains(flag) {
-                    self.error(&format!("{name}: -{flag}: invalid option"));
-                    self.err(&format!("{name}: {}\n", USAGE.replacen("mapfile", name, 1)));
-                    return 2;
-                }
-                // The value is the rest of this word, or the next word.
-                let value = if k < flags.len() {
-                    let v: String = flags[k..].iter().collect();
-                    k = flags.len();
-                    v
-                } else if let Some(v) = args.get(i) {
-                    i += 1;
-                    v.clone()
-                } else {
-                    self.error(&format!("{name}: -{flag}: option requires an argument"));
-                    self.err(&format!("{name}: {}\n", USAGE.replacen("mapfile", name, 1)));
-                    return 2;
-                };
-                let number = value.parse::<i64>().ok();
-                match flag {
-                    'd' => delim = value.bytes().next().unwrap_or(0),
-                    'n' | 's' | 'c' => {
-                        let Some(n) = number.filter(|n| *n >= 0 && (flag != 'c' || *n > 0)) else {
-                            let what = match flag {
-                                'c' => "invalid callback quantum",
-                                _ => "invalid line count",
-                            };
-                            self.error(&format!("{name}: {value}: {what}"));
-                            return 1;
+        for (flag, value) in parsed.options {
+            let value = value.unwrap_or_default();
+            let number = value.parse::<i64>().ok();
+            match flag {
+                't' => trim = true,
+                'd' => delim = value.bytes().next().unwrap_or(0),
+                'n' | 's' | 'c' => {
+                    let Some(n) = number.filter(|n| *n >= 0 && (flag != 'c' || *n > 0)) else {
+                        let what = match flag {
+                            'c' => "invalid callback quantum",
+                            _ => "invalid line count",
                         };
-                        let n = n as usize;
-                        match flag {
-                            'n' => count = n,
-                            's' => skip = n,
-                            _ => quantum = n,
-                        }
+                        self.error(&format!("{name}: {value}: {what}"));
+                        return 1;
+                    };
+                    let n = n as usize;
+                    match flag {
+                        'n' => count = n,
+                        's' => skip = n,
+                        _ => quantum = n,
                     }
-                    'O' => match number.filter(|n| *n >= 0) {
-                        Some(n) => origin = Some(n),
-                        None => {
-                            self.error(&format!("{name}: {value}: invalid array origin"));
-                            return 1;
-                        }
-                    },
-                    'u' => match number
-                        .and_then(|n| i32::try_from(n).ok())
-                        .filter(|n| *n >= 0)
-                    {
-                        Some(n) if self.fd(n).is_some() => fd = Some(n),
-                        _ => {
-                            self.error(&format!(
-                                "{name}: {value}: invalid file descriptor: Bad file descriptor"
-                            ));
-                            return 1;
-                        }
-                    },
-                    _ => callback = Some(value),
                 }
+                'O' => match number.filter(|n| *n >= 0) {
+                    Some(n) => origin = Some(n),
+                    None => {
+                        self.error(&format!("{name}: {value}: invalid array origin"));
+                        return 1;
+                    }
+                },
+                'u' => match number
+                    .and_then(|n| i32::try_from(n).ok())
+                    .filter(|n| *n >= 0)
+                {
+                    Some(n) if self.fd(n).is_some() => fd = Some(n),
+                    _ => {
+                        self.error(&format!(
+                            "{name}: {value}: invalid file descriptor: Bad file descriptor"
+                        ));
+                        return 1;
+                    }
+                },
+                _ => callback = Some(value),
             }
         }
+        let operands = parsed.operands;
         let array = operands
             .first()
             .cloned()
@@ -1194,36 +1181,28 @@ impl Shell {
     }
 
     fn builtin_read(&mut self, args: &[String]) -> i32 {
+        const USAGE: &str = "read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]\n";
+        let parsed = match crate::builtin_options::parse(args, "ers", "adinNptu") {
+            Ok(parsed) => parsed,
+            Err(e) => return self.builtin_option_error("read", &e, USAGE),
+        };
         let mut raw = false;
         let mut delim = b'\n';
         let mut array: Option<String> = None;
-        let mut names = Vec::new();
         let mut max: Option<usize> = None;
-        let mut i = 0;
-        while i < args.len() {
-            match args[i].as_str() {
-                "-r" => raw = true,
-                // bash shows the prompt only when reading from a terminal, which an
-                // action's input never is.
-                "-p" => i += 1,
-                "-d" => {
-                    delim = args.get(i + 1).and_then(|d| d.bytes().next()).unwrap_or(0);
-                    i += 1;
-                }
-                "-a" => {
-                    array = args.get(i + 1).cloned();
-                    i += 1;
-                }
-                "-n" | "-N" => {
-                    max = args.get(i + 1).and_then(|n| n.parse().ok());
-                    i += 1;
-                }
-                "-s" | "-e" => {}
-                "-t" | "-u" => i += 1,
-                a => names.push(a.to_string()),
+        for (option, value) in parsed.options {
+            let value = value.unwrap_or_default();
+            match option {
+                'r' => raw = true,
+                'd' => delim = value.bytes().next().unwrap_or(0),
+                'a' => array = Some(value),
+                'n' | 'N' => max = value.parse().ok(),
+                // -p: bash shows the prompt only when reading from a terminal, which an
+                // action's input never is; -e, -s, -i, -t, -u change nothing here.
+                _ => {}
             }
-            i += 1;
         }
+        let mut names = parsed.operands;
         let fd = self.fd(0).unwrap_or(0);
         let mut line: Vec<u8> = Vec::new();
         let mut got_delim = false;
@@ -1284,15 +1263,20 @@ impl Shell {
         if name == "command" || name == "builtin" {
             let (flags, rest): (Vec<&String>, Vec<&String>) =
                 args.iter().partition(|a| a.starts_with('-') && a.len() > 1);
-            if name == "command" && flags.iter().any(|f| f.contains('v') || f.contains('V')) {
+            let verbose = flags.iter().any(|f| f.contains('V'));
+            if name == "command" && (verbose || flags.iter().any(|f| f.contains('v'))) {
                 let mut status = 0;
                 for a in rest {
-                    if is_builtin(a) || self.functions.contains_key(a.as_str()) {
-                        self.out(&format!("{a}\n"));
-                    } else if self.applets.iter().any(|x| x == a) {
-                        self.out(&format!("/usr/bin/{a}\n"));
-                    } else {
-                        status = 1;
+                    match self.describe_command(a).into_iter().next() {
+                        Some((_, text, short)) => {
+                            self.out(&format!("{}\n", if verbose { text } else { short }));
+                        }
+                        None => {
+                            if verbose {
+                                self.error(&format!("command: {a}: not found"));
+                            }
+                            status = 1;
+                        }
                     }
                 }
                 return status;
@@ -1316,12 +1300,19 @@ impl Shell {
         let mut status = 0;
         let mut all = false;
         let mut path_only = false;
+        // `-P` looks on `$PATH` even for a builtin; `-p` prints a path only when the name
+        // runs a file, and is content (status 0) with what it found otherwise.
+        let mut search_path = false;
         let mut type_only = false;
         let mut named = false;
         for a in args {
             match a.as_str() {
                 "-a" => all = true,
-                "-p" | "-P" => path_only = true,
+                "-p" => path_only = true,
+                "-P" => {
+                    path_only = true;
+                    search_path = true;
+                }
                 "-t" => type_only = true,
                 a => {
                     named = true;
@@ -1337,39 +1328,27 @@ impl Shell {
                         }
                         continue;
                     }
-                    let desc = if self.functions.contains_key(a) && !path_only {
-                        Some((
-                            "function",
-                            format!("{a} is a function\n{}\n", self.functions[a]),
-                        ))
-                    } else if is_builtin(a) && a != "which" && !path_only {
-                        Some(("builtin", format!("{a} is a shell builtin\n")))
-                    } else if applet || a == "which" {
-                        Some((
-                            "file",
-                            if path_only {
-                                format!("/usr/bin/{a}\n")
-                            } else {
-                                format!("{a} is /usr/bin/{a}\n")
-                            },
-                        ))
-                    } else {
-                        None
-                    };
-                    match desc {
-                        Some((t, text)) => {
-                            if type_only {
-                                self.out(&format!("{t}\n"));
-                            } else {
-                                self.out(&text);
-                            }
+                    let described = self.describe_command(a);
+                    let known = !described.is_empty();
+                    let found: Vec<(&str, String, String)> = described
+                        .into_iter()
+                        .filter(|(kind, _, _)| !search_path || *kind == "file")
+                        .take(if all { usize::MAX } else { 1 })
+                        .filter(|(kind, _, _)| !path_only || *kind == "file")
+                        .collect();
+                    if found.is_empty() && !(path_only && !search_path && known) {
+                        if !type_only && !path_only {
+                            self.error(&format!("type: {a}: not found"));
                         }
-                        None => {
-                            if !type_only && !path_only {
-                                self.error(&format!("type: {a}: not found"));
-                            }
-                            status = 1;
-                        }
+                        status = 1;
+                    }
+                    for (kind, text, short) in found {
+                        let shown = match (type_only, path_only) {
+                            (true, _) => kind.to_string(),
+                            (_, true) => short,
+                            _ => text,
+                        };
+                        self.out(&format!("{shown}\n"));
                     }
                 }
             }
@@ -1379,6 +1358,33 @@ impl Shell {
             return 1;
         }
         status
+    }
+
+    /// What a name runs, in bash's order (keyword, function, builtin, files on `$PATH`): the
+    /// kind `type -t` prints, `type`'s sentence, and `command -v`'s word.
+    fn describe_command(&self, a: &str) -> Vec<(&'static str, String, String)> {
+        const KEYWORDS: &[&str] = &[
+            "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+            "do", "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc",
+        ];
+        let mut found = Vec::new();
+        if KEYWORDS.contains(&a) {
+            found.push(("keyword", format!("{a} is a shell keyword"), a.to_string()));
+        }
+        if let Some(f) = self.functions.get(a) {
+            found.push(("function", format!("{a} is a function\n{f}"), a.to_string()));
+        }
+        if is_builtin(a) && a != "which" && self.dialect.has_builtin(a) {
+            found.push(("builtin", format!("{a} is a shell builtin"), a.to_string()));
+        }
+        // Upstream's image has merged /usr: each program is found on `$PATH` as /usr/bin/NAME
+        // and again as /bin/NAME.
+        if self.applets.iter().any(|x| x == a) || a == "which" {
+            for dir in ["/usr/bin", "/bin"] {
+                found.push(("file", format!("{a} is {dir}/{a}"), format!("{dir}/{a}")));
+            }
+        }
+        found
     }
 
     fn builtin_compgen(&mut self, args: &[String]) -> i32 {

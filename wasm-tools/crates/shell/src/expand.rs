@@ -279,7 +279,12 @@ impl Shell {
             return vec![literal];
         }
         let pattern = pattern_text(field);
-        let matches = crate::glob::expand(&pattern, &self.cwd, self.options.dotglob);
+        let options = crate::glob::GlobOptions {
+            dotglob: self.options.dotglob,
+            globstar: self.options.globstar,
+            nocaseglob: self.options.nocaseglob,
+        };
+        let matches = crate::glob::expand(&pattern, &self.cwd, options);
         if matches.is_empty() {
             if self.options.nullglob {
                 return vec![];
@@ -694,12 +699,20 @@ impl Shell {
             } => {
                 use brush_parser::word::ParameterTransformOp as T;
                 let v = self.param_values(parameter, *indirect)?;
+                // `${x@A}` of a scalar: the assignment that recreates it.
+                if matches!(op, T::ToAssignmentLogic)
+                    && let Some(ParamValue::One(value)) = &v
+                    && matches!(parameter, Parameter::Named(_))
+                {
+                    let name = param_name(parameter);
+                    return Ok(Expansion::Text(format!("{name}={}", bash_quote(value))));
+                }
                 let op = op.clone();
                 let f = move |s: String| match &op {
                     T::ToUpperCase => s.to_uppercase(),
                     T::ToLowerCase => s.to_lowercase(),
                     T::CapitalizeInitial => first_char_map(&s, true),
-                    T::Quoted => crate::quote::shell_quote(&s),
+                    T::Quoted => bash_quote(&s),
                     T::ExpandEscapeSequences => ansi_c_unquote(&s),
                     _ => s,
                 };
@@ -777,6 +790,15 @@ fn is_all_params(p: &Parameter) -> bool {
         Parameter::Special(SpecialParameter::AllPositionalParameters { .. })
             | Parameter::NamedWithAllIndices { .. }
     )
+}
+
+/// `${x@Q}`: always quoted, in `$'…'` when the text holds control characters.
+fn bash_quote(s: &str) -> String {
+    if crate::quote::needs_ansi_c_quoting(s) {
+        crate::quote::ansi_c_quote(s)
+    } else {
+        crate::quote::single_quote(s)
+    }
 }
 
 fn param_name(p: &Parameter) -> String {

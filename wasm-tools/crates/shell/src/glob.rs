@@ -52,8 +52,19 @@ fn unescape(component: &str) -> String {
     out
 }
 
+/// The `shopt` options that change pathname expansion.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobOptions {
+    /// Names starting with `.` match without a leading `.` in the pattern.
+    pub dotglob: bool,
+    /// A component that is exactly `**` matches any depth of directories (bash 5.1: it does
+    /// not descend into symbolic links to directories, though it lists them).
+    pub globstar: bool,
+    pub nocaseglob: bool,
+}
+
 /// Expands a glob pattern (quoted characters already backslash-escaped) relative to `cwd`.
-pub fn expand(pattern: &str, cwd: &str, dotglob: bool) -> Vec<String> {
+pub fn expand(pattern: &str, cwd: &str, options: GlobOptions) -> Vec<String> {
     let absolute = pattern.starts_with('/');
     let components: Vec<&str> = pattern.split('/').filter(|c| !c.is_empty()).collect();
     let trailing_slash = pattern.ends_with('/');
@@ -63,14 +74,36 @@ pub fn expand(pattern: &str, cwd: &str, dotglob: bool) -> Vec<String> {
     } else {
         (String::new(), cwd.to_string())
     }];
+    let mut recursed = false;
     for (i, comp) in components.iter().enumerate() {
         let last = i + 1 == components.len();
         let mut next = Vec::new();
-        if has_glob_chars(comp) {
-            let Some(re) = pattern_regex(comp, false) else {
+        if options.globstar && *comp == "**" {
+            recursed = true;
+            for (shown, real) in &candidates {
+                if !is_dir(real) {
+                    continue;
+                }
+                // Zero directories: the directory itself (named with its slash when `**`
+                // ends the pattern, and not at all for the working directory).
+                if !last || trailing_slash {
+                    next.push((shown.clone(), real.clone()));
+                } else if !shown.is_empty() {
+                    next.push((format!("{}/", shown.trim_end_matches('/')), real.clone()));
+                }
+                descend(
+                    shown,
+                    real,
+                    options.dotglob,
+                    last && !trailing_slash,
+                    &mut next,
+                );
+            }
+        } else if has_glob_chars(comp) {
+            let Some(re) = pattern_regex(comp, options.nocaseglob) else {
                 return vec![];
             };
-            let allow_hidden = dotglob || comp.starts_with('.') || comp.starts_with("\\.");
+            let allow_hidden = options.dotglob || comp.starts_with('.') || comp.starts_with("\\.");
             for (shown, real) in &candidates {
                 let Ok(rd) = std::fs::read_dir(real) else {
                     continue;
@@ -112,7 +145,7 @@ pub fn expand(pattern: &str, cwd: &str, dotglob: bool) -> Vec<String> {
             return vec![];
         }
     }
-    candidates
+    let mut shown: Vec<String> = candidates
         .into_iter()
         .map(|(shown, _)| {
             if trailing_slash {
@@ -121,7 +154,44 @@ pub fn expand(pattern: &str, cwd: &str, dotglob: bool) -> Vec<String> {
                 shown
             }
         })
-        .collect()
+        .collect();
+    // bash sorts what `**` found as whole paths (`g/b.sh` before `g/b/c.sh`).
+    if recursed {
+        shown.sort();
+        shown.dedup();
+    }
+    shown
+}
+
+/// Everything beneath `real` for `**`: every entry (`everything`) or directories only; hidden
+/// names only with `dotglob`; symbolic links to directories listed, not entered.
+fn descend(
+    shown: &str,
+    real: &str,
+    dotglob: bool,
+    everything: bool,
+    out: &mut Vec<(String, String)>,
+) {
+    let Ok(rd) = std::fs::read_dir(real) else {
+        return;
+    };
+    let mut names: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| dotglob || !n.starts_with('.'))
+        .collect();
+    names.sort();
+    for name in names {
+        let real_child = join(real, &name);
+        let shown_child = join_shown(shown, &name);
+        let entered = std::fs::symlink_metadata(&real_child).is_ok_and(|m| m.is_dir());
+        if everything || is_dir(&real_child) {
+            out.push((shown_child.clone(), real_child.clone()));
+        }
+        if entered {
+            descend(&shown_child, &real_child, dotglob, everything, out);
+        }
+    }
 }
 
 fn join(dir: &str, name: &str) -> String {
@@ -166,16 +236,54 @@ mod tests {
             std::fs::write(dir.join(f), "").unwrap();
         }
         let cwd = dir.to_string_lossy().into_owned();
-        assert_eq!(expand("*.txt", &cwd, false), ["a.txt", "b.txt"]);
-        assert_eq!(expand("*/", &cwd, false), ["sub/"]);
+        let plain = GlobOptions::default();
+        assert_eq!(expand("*.txt", &cwd, plain), ["a.txt", "b.txt"]);
+        assert_eq!(expand("*/", &cwd, plain), ["sub/"]);
         // bash 5.1: a leading dot matches `.` and `..` as well; `*` never does.
-        assert_eq!(expand(".*", &cwd, false), [".", "..", ".h.txt"]);
+        assert_eq!(expand(".*", &cwd, plain), [".", "..", ".h.txt"]);
+        let dotglob = GlobOptions {
+            dotglob: true,
+            ..plain
+        };
         assert_eq!(
-            expand("*", &cwd, true),
+            expand("*", &cwd, dotglob),
             [".h.txt", "a.txt", "b.txt", "c.md", "sub"]
         );
-        let abs = expand(&format!("{cwd}/*.md"), "/", false);
+        let abs = expand(&format!("{cwd}/*.md"), "/", plain);
         assert_eq!(abs, [format!("{cwd}/c.md")]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// As bash 5.1 expands them (`shopt -s globstar`) on the same tree.
+    #[test]
+    fn globstar_matches_any_depth() {
+        let dir = std::env::temp_dir().join(format!("globstar-test-{}", std::process::id()));
+        let g = dir.join("g");
+        let _ = std::fs::create_dir_all(g.join("b"));
+        let _ = std::fs::create_dir_all(g.join(".h"));
+        for f in ["b.sh", "b/c.sh", "a.sh", ".h/x.sh", "b/.y.sh"] {
+            std::fs::write(g.join(f), "").unwrap();
+        }
+        let cwd = dir.to_string_lossy().into_owned();
+        let on = GlobOptions {
+            globstar: true,
+            ..GlobOptions::default()
+        };
+        assert_eq!(
+            expand("g/**/*.sh", &cwd, on),
+            ["g/a.sh", "g/b.sh", "g/b/c.sh"]
+        );
+        assert_eq!(
+            expand("g/**", &cwd, on),
+            ["g/", "g/a.sh", "g/b", "g/b.sh", "g/b/c.sh"]
+        );
+        assert_eq!(expand("g/**/", &cwd, on), ["g/", "g/b/"]);
+        assert!(expand("x/**", &cwd, on).is_empty());
+        // Without globstar, `**` is `*`.
+        assert_eq!(
+            expand("g/**/*.sh", &cwd, GlobOptions::default()),
+            ["g/b/c.sh"]
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -14,6 +14,7 @@
 
 mod arith;
 mod arith_syntax;
+mod builtin_options;
 mod builtins;
 mod dialect;
 mod error;

@@ -142,7 +142,8 @@ fn format_once(
             }
         }
         // Length modifiers are accepted and ignored.
-        while i < chars.len() && "hlLqjzt".contains(chars[i]) {
+        // bash's LENMODS: no `q`, which is its own conversion.
+        while i < chars.len() && "hlLjzt".contains(chars[i]) {
             i += 1;
         }
         let Some(&conv) = chars.get(i) else {
@@ -193,7 +194,7 @@ fn format_once(
                 }
                 text
             }
-            'q' => crate::quote::shell_quote(next_arg(args, idx).unwrap_or("")),
+            'q' => crate::quote::backslash_quote(next_arg(args, idx).unwrap_or("")),
             'c' => next_arg(args, idx)
                 .and_then(|s| s.chars().next())
                 .map(String::from)

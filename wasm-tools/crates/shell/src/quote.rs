@@ -17,6 +17,35 @@ pub fn single_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
+/// `printf %q` (bash's `sh_backslash_quote`): characters the shell would read specially get a
+/// backslash (`it\'s\ a\ \$test`), `~` only where a tilde expands and `#` only first; nothing
+/// is `''`; text with control or non-ASCII bytes is `$'…'` instead.
+pub fn backslash_quote(s: &str) -> String {
+    if s.is_empty() {
+        return "''".into();
+    }
+    if needs_ansi_c_quoting(s) {
+        return ansi_c_quote(s);
+    }
+    let mut out = String::new();
+    let mut previous: Option<char> = None;
+    for c in s.chars() {
+        let special = match c {
+            ' ' | '\t' | '\n' | '\'' | '"' | '\\' | '|' | '&' | ';' | '(' | ')' | '<' | '>'
+            | '!' | '{' | '}' | '*' | '[' | '?' | ']' | '^' | '$' | '`' | ',' => true,
+            '~' => matches!(previous, None | Some('=') | Some(':')),
+            '#' => previous.is_none(),
+            _ => false,
+        };
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
+        previous = Some(c);
+    }
+    out
+}
+
 /// bash's `ansic_shouldquote` in the C locale (upstream's): a byte that is not printable ASCII.
 pub fn needs_ansi_c_quoting(s: &str) -> bool {
     s.bytes().any(|b| !(0x20..0x7f).contains(&b))
