@@ -78,7 +78,9 @@ impl Shell {
     }
 
     fn arith_var(&mut self, name: &str, depth: usize) -> R<i64> {
-        let v = self.get_scalar(name).unwrap_or_default();
+        let Some(v) = self.get_scalar(name) else {
+            return self.unset_in_arithmetic(name);
+        };
         let v = v.trim();
         if v.is_empty() {
             return Ok(0);
@@ -101,22 +103,47 @@ impl Shell {
         self.eval_arith(&expr, depth + 1)
     }
 
+    /// An unset variable in arithmetic is 0, or with `set -u` the fatal "unbound variable".
+    fn unset_in_arithmetic(&mut self, name: &str) -> R<i64> {
+        if !self.options.nounset {
+            return Ok(0);
+        }
+        self.unset_parameter_failed = true;
+        Err(ExpandError(format!("{name}: unbound variable")))
+    }
+
+    /// An element's subscript: an associative array's is its text (`c[x]` is key `x`, not
+    /// the value of `x`), any other array's an arithmetic index.
+    fn element_key(&mut self, name: &str, idx: &E, depth: usize) -> R<String> {
+        if matches!(
+            self.get_var(name).map(|v| &v.value),
+            Some(crate::state::Value::Assoc(_))
+        ) {
+            return Ok(idx.to_string());
+        }
+        Ok(self.eval_arith(idx, depth)?.to_string())
+    }
+
     fn target_get(&mut self, t: &ArithmeticTarget, depth: usize) -> R<i64> {
         match t {
             ArithmeticTarget::Variable(n) => self.arith_var(n, depth),
             ArithmeticTarget::ArrayElement(n, idx) => {
-                let i = self.eval_arith(idx, depth)?;
-                let v = self
-                    .get_var(n)
-                    .map(|v| match &v.value {
-                        crate::state::Value::Indexed(m) => m.get(&i).cloned().unwrap_or_default(),
-                        crate::state::Value::Assoc(m) => {
-                            m.get(&i.to_string()).cloned().unwrap_or_default()
-                        }
-                        crate::state::Value::Scalar(s) if i == 0 => s.clone(),
-                        _ => String::new(),
-                    })
-                    .unwrap_or_default();
+                let key = self.element_key(n, idx, depth)?;
+                let v = match self.get_var(n).map(|v| &v.value) {
+                    Some(crate::state::Value::Indexed(m)) => key
+                        .parse::<i64>()
+                        .ok()
+                        .and_then(|i| m.get(&i).cloned())
+                        .unwrap_or_default(),
+                    // `set -u` minds a missing key of an associative array (not a missing
+                    // index of an indexed one).
+                    Some(crate::state::Value::Assoc(m)) => match m.get(&key) {
+                        Some(v) => v.clone(),
+                        None => return self.unset_in_arithmetic(n),
+                    },
+                    Some(crate::state::Value::Scalar(s)) if key == "0" => s.clone(),
+                    _ => String::new(),
+                };
                 Ok(parse_number(v.trim()).unwrap_or(0))
             }
         }
@@ -128,8 +155,8 @@ impl Shell {
                 .set_value(n, crate::state::Value::Scalar(v.to_string()))
                 .map_err(ExpandError),
             ArithmeticTarget::ArrayElement(n, idx) => {
-                let i = self.eval_arith(idx, depth)?;
-                self.set_element(n, &i.to_string(), v.to_string())
+                let key = self.element_key(n, idx, depth)?;
+                self.set_element(n, &key, v.to_string())
                     .map_err(ExpandError)
             }
         }

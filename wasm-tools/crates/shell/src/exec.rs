@@ -73,7 +73,7 @@ impl Shell {
     }
 
     fn run_background(&mut self, and_or: &ast::AndOrList) {
-        let text = and_or.to_string();
+        let text = crate::script_text::and_or(and_or);
         let stdio = [
             self.fd(0).unwrap_or(0),
             self.fd(1).unwrap_or(1),
@@ -260,7 +260,7 @@ impl Shell {
             self.fds.insert(0, stdio[0]);
             self.fds.insert(1, stdio[1]);
             self.fds.insert(2, stdio[2]);
-            let result = self.prepare_simple(sc);
+            let result = self.prepare_simple(sc, false);
             let out = match result {
                 Ok(Prepared {
                     argv,
@@ -311,7 +311,7 @@ impl Shell {
     }
 
     fn fork_stage(&mut self, stage: &Command, stdio: [Handle; 3]) -> (Option<u32>, i32) {
-        match self.spawn_subshell(&stage.to_string(), stdio) {
+        match self.spawn_subshell(&crate::script_text::command(stage), stdio) {
             Ok(pid) => (Some(pid), 0),
             Err(e) => {
                 self.error(&format!("fork: {}", error_text(&e)));
@@ -557,6 +557,7 @@ impl Shell {
             // An error in `(( ))` fails the command, not the shell, as bash's `((: …` does.
             CompoundCommand::Arithmetic(a) => match self.eval_arith_str(&a.expr.value) {
                 Ok(v) => (v == 0) as i32,
+                Err(e) if self.unset_parameter_failed => self.expansion_failed(e),
                 Err(e) => {
                     self.error(&format!("((: {}", e.0));
                     1
@@ -624,7 +625,28 @@ impl Shell {
         status
     }
 
-    fn prepare_simple(&mut self, sc: &ast::SimpleCommand) -> Result<Prepared, i32> {
+    /// Reports an assignment that did not happen; the status of the command.
+    fn assignment_failed(&mut self, failure: AssignFailure) -> i32 {
+        let e = match failure {
+            AssignFailure::Subscript(e) => return self.expansion_failed(e),
+            AssignFailure::Refused(e) => e,
+        };
+        self.error(&e);
+        if e.ends_with(": readonly variable") {
+            // bash, not interactive, ends the script there.
+            self.flow = crate::state::Flow::Exit;
+            self.exit_code = Some(1);
+        }
+        1
+    }
+
+    /// Expands a simple command's words and assignment values. `in_this_shell`: the command
+    /// runs here (not as a pipeline stage), so assignments without a command are made here.
+    fn prepare_simple(
+        &mut self,
+        sc: &ast::SimpleCommand,
+        in_this_shell: bool,
+    ) -> Result<Prepared, i32> {
         let mut words: Vec<String> = Vec::new();
         let mut assignments_raw: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<IoRedirect> = Vec::new();
@@ -699,8 +721,16 @@ impl Shell {
             }
         }
         let mut assignments = Vec::new();
+        // With no command, bash expands and makes the assignments one after the other:
+        // `IFS=, joined="${a[*]}"` joins with the new IFS, `a=1 b=$a` sees the new `a`.
+        let apply_now = in_this_shell && argv.is_empty();
         for a in assignments_raw {
             match self.eval_assignment(a) {
+                Ok(v) if apply_now => {
+                    if let Err(failure) = self.apply_assignment(&v) {
+                        return Err(self.assignment_failed(failure));
+                    }
+                }
                 Ok(v) => assignments.push(v),
                 Err(e) => return Err(self.expansion_failed(e)),
             }
@@ -835,7 +865,7 @@ impl Shell {
             argv,
             assignments,
             redirects,
-        } = match self.prepare_simple(sc) {
+        } = match self.prepare_simple(sc, true) {
             Ok(p) => p,
             Err(status) => {
                 self.last_status = status;
@@ -848,23 +878,8 @@ impl Shell {
             self.err(&format!("{ps4}{}\n", line.join(" ")));
         }
         if argv.is_empty() {
-            // Assignments only (and redirections, which still create files).
-            for a in &assignments {
-                let e = match self.apply_assignment(a) {
-                    Ok(()) => continue,
-                    Err(AssignFailure::Subscript(e)) => return self.expansion_failed(e),
-                    Err(AssignFailure::Refused(e)) => e,
-                };
-                {
-                    self.error(&e);
-                    if e.ends_with(": readonly variable") {
-                        // bash, not interactive, ends the script there.
-                        self.flow = crate::state::Flow::Exit;
-                        self.exit_code = Some(1);
-                    }
-                    return 1;
-                }
-            }
+            // Assignments only (made while preparing), and redirections, which still create
+            // files.
             return match self.apply_redirects(&redirects) {
                 Ok(saved) => {
                     self.restore(saved);

@@ -333,9 +333,10 @@ impl Shell {
                 SpecialParameter::ShellName => ParamValue::One(self.name.clone()),
             }),
             Parameter::Named(name) => match name.as_str() {
-                "PIPESTATUS" => Some(ParamValue::One(
-                    self.pipestatus.first().copied().unwrap_or(0).to_string(),
-                )),
+                "PIPESTATUS" => self
+                    .pipestatus
+                    .first()
+                    .map(|s| ParamValue::One(s.to_string())),
                 "LINENO" => Some(ParamValue::One((self.line + self.line_base).to_string())),
                 "SECONDS" => Some(ParamValue::One("0".into())),
                 "BASHPID" => Some(ParamValue::One(self.pid.to_string())),

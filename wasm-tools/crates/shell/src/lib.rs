@@ -26,6 +26,7 @@ mod jobs;
 mod printf;
 mod quote;
 mod readline;
+mod script_text;
 mod state;
 mod subscript;
 mod syntax;

@@ -207,7 +207,8 @@ impl Shell {
             positional: Vec::new(),
             last_status: 0,
             command_substitutions: 0,
-            pipestatus: vec![0],
+            // Nothing has run yet: `${PIPESTATUS[0]}` is empty.
+            pipestatus: Vec::new(),
             options: Options::default(),
             editing: Default::default(),
             bindings: Default::default(),
