@@ -114,6 +114,9 @@ fn declare_line(name: &str, var: &crate::state::Var) -> String {
         Value::Assoc(_) => flags.push('A'),
         Value::Scalar(_) => {}
     }
+    if var.integer {
+        flags.push('i');
+    }
     if var.readonly {
         flags.push('r');
     }
@@ -161,6 +164,9 @@ impl Shell {
         let emit = |out: &mut String, name: &str, var: &crate::state::Var| {
             if !is_valid_name(name) || var.exported && matches!(var.value, Value::Scalar(_)) {
                 return;
+            }
+            if var.integer {
+                out.push_str(&format!("declare -i {name}\n"));
             }
             match &var.value {
                 Value::Scalar(s) => out.push_str(&format!("{name}={}\n", shell_quote(s))),
@@ -698,6 +704,7 @@ impl Shell {
         let mut readonly = name == "readonly";
         let mut assoc = false;
         let mut indexed = false;
+        let mut integer = false;
         let mut print = false;
         let mut functions = false;
         let mut names = Vec::new();
@@ -709,6 +716,7 @@ impl Shell {
                         'r' => readonly = true,
                         'A' => assoc = true,
                         'a' => indexed = true,
+                        'i' => integer = true,
                         'p' => print = true,
                         'f' | 'F' => functions = true,
                         _ => {}
@@ -799,17 +807,21 @@ impl Shell {
             } else if indexed && self.get_var(&var).is_none() {
                 let _ = self.set_value(&var, Value::Indexed(Default::default()));
             }
+            if integer {
+                if value.is_none() && name == "local" {
+                    let _ = self.set_value(&var, Value::Scalar(String::new()));
+                }
+                self.set_integer(&var);
+            }
             if let Some(v) = value {
                 let r = if v.starts_with('(') && v.ends_with(')') {
                     self.run_script_text(&format!("{var}{}={v}", if append { "+" } else { "" }));
                     Ok(())
                 } else {
-                    let v = if append {
-                        self.get_scalar(&var).unwrap_or_default() + &v
-                    } else {
-                        v
-                    };
-                    self.set_value(&var, Value::Scalar(v))
+                    match self.integer_value(&var, v, append) {
+                        Ok(v) => self.set_value(&var, Value::Scalar(v)),
+                        Err(e) => Err(e.0),
+                    }
                 };
                 if let Err(e) = r {
                     self.error(&format!("{name}: {e}"));

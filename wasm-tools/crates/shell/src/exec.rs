@@ -625,6 +625,36 @@ impl Shell {
         status
     }
 
+    /// The value `name` gets from `value`: for a `declare -i` variable the arithmetic result
+    /// (added to the current value with `+=`), otherwise the text (appended with `+=`).
+    pub fn integer_value(
+        &mut self,
+        name: &str,
+        value: String,
+        append: bool,
+    ) -> Result<String, ExpandError> {
+        if !self.is_integer(name) {
+            return Ok(if append {
+                self.get_scalar(name).unwrap_or_default() + &value
+            } else {
+                value
+            });
+        }
+        // An empty expression is 0, as in `$(( ))`.
+        fn eval(shell: &mut Shell, text: &str) -> Result<i64, ExpandError> {
+            match text.trim() {
+                "" => Ok(0),
+                _ => shell.eval_arith_str(text),
+            }
+        }
+        let mut n = eval(self, &value)?;
+        if append {
+            let current = self.get_scalar(name).unwrap_or_default();
+            n = n.wrapping_add(eval(self, &current)?);
+        }
+        Ok(n.to_string())
+    }
+
     /// Reports an assignment that did not happen; the status of the command.
     fn assignment_failed(&mut self, failure: AssignFailure) -> i32 {
         let e = match failure {
@@ -751,7 +781,9 @@ impl Shell {
         let value = match &a.value {
             ast::AssignmentValue::Scalar(w) => {
                 let mut v = self.expand_single_assignment(&w.value)?;
-                if a.append {
+                if index.is_none() && self.is_integer(&name) {
+                    v = self.integer_value(&name, v, a.append)?;
+                } else if a.append {
                     let cur = match &index {
                         None => self.get_scalar(&name).unwrap_or_default(),
                         Some(_) => String::new(),

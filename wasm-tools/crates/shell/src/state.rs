@@ -53,6 +53,8 @@ pub struct Var {
     pub value: Value,
     pub exported: bool,
     pub readonly: bool,
+    /// `declare -i`: assignments are evaluated as arithmetic (`n+=1` adds).
+    pub integer: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -184,6 +186,7 @@ impl Shell {
                     value: Value::Scalar(v),
                     exported: true,
                     readonly: false,
+                    integer: false,
                 },
             );
         }
@@ -272,6 +275,26 @@ impl Shell {
         self.lookup(name)
     }
 
+    /// `declare -i` on a variable (created empty when it does not exist).
+    pub fn set_integer(&mut self, name: &str) {
+        if self.lookup(name).is_none() {
+            let _ = self.set_value(name, Value::Scalar(String::new()));
+        }
+        match self.lookup_mut(name) {
+            Some(Some(var)) => var.integer = true,
+            Some(None) => {}
+            None => {
+                if let Some(var) = self.globals.get_mut(name) {
+                    var.integer = true;
+                }
+            }
+        }
+    }
+
+    pub fn is_integer(&self, name: &str) -> bool {
+        self.lookup(name).is_some_and(|v| v.integer)
+    }
+
     pub fn get_scalar(&self, name: &str) -> Option<String> {
         match name {
             "RANDOM" => Some(((self.temp_counter as u64 * 1103515245 + 12345) % 32768).to_string()),
@@ -290,6 +313,7 @@ impl Shell {
                         value,
                         exported: false,
                         readonly: false,
+                        integer: false,
                     })
                 }
             }
@@ -308,6 +332,7 @@ impl Shell {
                         value,
                         exported: false,
                         readonly: false,
+                        integer: false,
                     },
                 );
                 Ok(())
@@ -367,6 +392,7 @@ impl Shell {
                         value: Value::Scalar(String::new()),
                         exported: true,
                         readonly: false,
+                        integer: false,
                     },
                 );
             }
@@ -408,6 +434,7 @@ impl Shell {
                     value,
                     exported: false,
                     readonly: true,
+                    integer: false,
                 },
             );
         };
@@ -457,6 +484,7 @@ impl Shell {
                 value: Value::Scalar((level + 1).max(0).to_string()),
                 exported: true,
                 readonly: false,
+                integer: false,
             },
         );
     }
