@@ -2,7 +2,7 @@
 //! to them exactly as to external commands.
 
 use crate::error::ExpandError;
-use crate::quote::{ansi_c_quote, double_quote, needs_ansi_c_quoting, shell_quote};
+use crate::quote::{ansi_c_or, double_quote, shell_quote};
 use crate::state::{Flow, Shell, Value};
 use brush_parser::ast::{self, BinaryPredicate as BP, UnaryPredicate as UP};
 use std::collections::BTreeMap;
@@ -101,13 +101,7 @@ pub fn is_builtin(name: &str) -> bool {
 /// A variable as `declare -p` shows it: `declare -ax a=([0]="x" [1]=$'y\n')`; an
 /// associative array's elements each end with a space (`declare -A m=([k]="v" )`).
 fn declare_line(name: &str, var: &crate::state::Var) -> String {
-    let quote = |v: &str| {
-        if needs_ansi_c_quoting(v) {
-            ansi_c_quote(v)
-        } else {
-            double_quote(v)
-        }
-    };
+    let quote = |v: &str| ansi_c_or(v, double_quote);
     let mut flags = String::new();
     match &var.value {
         Value::Indexed(_) => flags.push('a'),
@@ -148,11 +142,7 @@ fn declare_line(name: &str, var: &crate::state::Var) -> String {
 /// A value as `set` shows it: bare when nothing in it needs quoting, in single quotes, or in
 /// `$'…'` when it holds control characters.
 fn set_quote(s: &str) -> String {
-    if needs_ansi_c_quoting(s) {
-        ansi_c_quote(s)
-    } else {
-        shell_quote(s)
-    }
+    ansi_c_or(s, shell_quote)
 }
 
 impl Shell {

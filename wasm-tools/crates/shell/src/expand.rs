@@ -795,11 +795,7 @@ fn is_all_params(p: &Parameter) -> bool {
 
 /// `${x@Q}`: always quoted, in `$'…'` when the text holds control characters.
 fn bash_quote(s: &str) -> String {
-    if crate::quote::needs_ansi_c_quoting(s) {
-        crate::quote::ansi_c_quote(s)
-    } else {
-        crate::quote::single_quote(s)
-    }
+    crate::quote::ansi_c_or(s, crate::quote::single_quote)
 }
 
 fn param_name(p: &Parameter) -> String {

@@ -24,9 +24,10 @@ pub fn backslash_quote(s: &str) -> String {
     if s.is_empty() {
         return "''".into();
     }
-    if needs_ansi_c_quoting(s) {
-        return ansi_c_quote(s);
-    }
+    ansi_c_or(s, backslash_escape)
+}
+
+fn backslash_escape(s: &str) -> String {
     let mut out = String::new();
     let mut previous: Option<char> = None;
     for c in s.chars() {
@@ -44,6 +45,16 @@ pub fn backslash_quote(s: &str) -> String {
         previous = Some(c);
     }
     out
+}
+
+/// `s` in `$'…'` when it holds a byte bash would not show as is, else quoted by `quote`: the
+/// rule bash's `set`, `declare -p`, `${x@Q}` and `printf %q` share, each with its own `quote`.
+pub fn ansi_c_or(s: &str, quote: fn(&str) -> String) -> String {
+    if needs_ansi_c_quoting(s) {
+        ansi_c_quote(s)
+    } else {
+        quote(s)
+    }
 }
 
 /// bash's `ansic_shouldquote` in the C locale (upstream's): a byte that is not printable ASCII.
