@@ -8,7 +8,7 @@ use brush_parser::ast::{self, BinaryPredicate as BP, UnaryPredicate as UP};
 use std::collections::BTreeMap;
 
 /// bash 5.1's `set -o` options, in the order `set -o` lists them.
-const SET_O_OPTIONS: &[&str] = &[
+pub const SET_O_OPTIONS: &[&str] = &[
     "allexport",
     "braceexpand",
     "emacs",
@@ -207,6 +207,9 @@ impl Shell {
             }
         }
         out.push_str(&flags);
+        if self.umask != 0o022 {
+            out.push_str(&format!("umask {:04o}\n", self.umask));
+        }
         if !self.positional.is_empty() {
             let q: Vec<String> = self.positional.iter().map(|p| shell_quote(p)).collect();
             out.push_str(&format!("set -- {}\n", q.join(" ")));
@@ -382,7 +385,10 @@ impl Shell {
             "mapfile" | "readarray" => self.builtin_mapfile(name, args),
             "eval" => {
                 let script = args.join(" ");
-                self.run_script_text(&script)
+                self.trace_level += 1;
+                let status = self.run_script_text(&script);
+                self.trace_level -= 1;
+                status
             }
             "source" | "." => {
                 let Some(file) = args.first() else {
@@ -440,12 +446,7 @@ impl Shell {
                 self.exit_code = Some(status);
                 status
             }
-            "umask" => {
-                if args.is_empty() {
-                    self.out("0022\n");
-                }
-                0
-            }
+            "umask" => self.builtin_umask(args),
             "ulimit" => {
                 self.out("unlimited\n");
                 0
@@ -454,12 +455,11 @@ impl Shell {
             "shopt" => self.builtin_shopt(args),
             "getopts" => self.builtin_getopts(args),
             "trap" => self.builtin_trap(args),
-            "alias" | "unalias" | "hash" | "history" | "jobs" | "times" | "dirs" | "help" => 0,
+            "alias" | "unalias" | "hash" | "history" | "jobs" | "times" | "help" => 0,
             "bind" => self.builtin_bind(args),
-            "pushd" | "popd" => {
-                self.error(&format!("{name}: directory stack not supported here"));
-                1
-            }
+            "dirs" => self.builtin_dirs(args),
+            "pushd" => self.builtin_pushd(args),
+            "popd" => self.builtin_popd(args),
             _ => 127,
         }
     }
@@ -665,25 +665,40 @@ impl Shell {
             },
             Some(t) => t.to_string(),
         };
-        let path = self.absolute(&target);
+        self.enter_directory("cd", &target)
+    }
+
+    /// Makes `target` the working directory for `builtin` (`cd`, `pushd`, `popd`), with
+    /// bash's messages; `PWD`, `OLDPWD` and `DIRSTACK[0]` follow.
+    pub fn enter_directory(&mut self, builtin: &str, target: &str) -> i32 {
+        let path = self.absolute(target);
         match std::fs::metadata(&path) {
             Ok(m) if m.is_dir() => {
                 if std::env::set_current_dir(&path).is_err() {
-                    self.error(&format!("cd: {target}: Permission denied"));
+                    self.error(&format!("{builtin}: {target}: Permission denied"));
                     return 1;
                 }
                 self.oldpwd = Some(std::mem::replace(&mut self.cwd, path.clone()));
                 let old = self.oldpwd.clone().unwrap_or_default();
                 self.set_scalar("OLDPWD", old);
+                // bash imports OLDPWD exported (and unset) when it starts.
+                if self.dialect == crate::dialect::Dialect::Bash {
+                    self.export("OLDPWD");
+                }
                 self.set_scalar("PWD", path);
+                let stack = self.directory_stack();
+                self.set_directory_stack(stack);
                 0
             }
             Ok(_) => {
-                self.error(&format!("cd: {target}: Not a directory"));
+                self.error(&format!("{builtin}: {target}: Not a directory"));
                 1
             }
             Err(e) => {
-                self.error(&format!("cd: {target}: {}", crate::error::error_text(&e)));
+                self.error(&format!(
+                    "{builtin}: {target}: {}",
+                    crate::error::error_text(&e)
+                ));
                 1
             }
         }
@@ -697,6 +712,7 @@ impl Shell {
         let mut integer = false;
         let mut print = false;
         let mut functions = false;
+        let mut function_names_only = false;
         let mut names = Vec::new();
         for a in args {
             if let Some(flags) = a.strip_prefix('-').filter(|_| names.is_empty()) {
@@ -708,7 +724,11 @@ impl Shell {
                         'a' => indexed = true,
                         'i' => integer = true,
                         'p' => print = true,
-                        'f' | 'F' => functions = true,
+                        'f' => functions = true,
+                        'F' => {
+                            functions = true;
+                            function_names_only = true;
+                        }
                         _ => {}
                     }
                 }
@@ -723,15 +743,28 @@ impl Shell {
             names.push(a.clone());
         }
         if functions {
-            let mut fnames: Vec<&String> = self.functions.keys().collect();
-            fnames.sort();
-            let text: String = fnames
-                .into_iter()
-                .filter(|f| names.is_empty() || names.contains(f))
-                .map(|f| format!("{}\n", self.functions[f]))
-                .collect();
+            // Named functions in the order asked (a missing one fails quietly), or all sorted.
+            let listed: Vec<String> = if names.is_empty() {
+                let mut all: Vec<String> = self.functions.keys().cloned().collect();
+                all.sort();
+                all
+            } else {
+                names.clone()
+            };
+            let mut text = String::new();
+            let mut status = 0;
+            for f in &listed {
+                match self.functions.get(f) {
+                    None => status = 1,
+                    Some(_) if function_names_only && names.is_empty() => {
+                        text.push_str(&format!("declare -f {f}\n"))
+                    }
+                    Some(_) if function_names_only => text.push_str(&format!("{f}\n")),
+                    Some(def) => text.push_str(&format!("{def}\n")),
+                }
+            }
             self.out(&text);
-            return 0;
+            return status;
         }
         if names.is_empty() || print {
             let only_exported = export || name == "export";
@@ -1389,40 +1422,6 @@ impl Shell {
         found
     }
 
-    fn builtin_compgen(&mut self, args: &[String]) -> i32 {
-        let mut words: Vec<String> = Vec::new();
-        for a in args {
-            match a.as_str() {
-                "-c" => {
-                    words.extend(
-                        BUILTINS
-                            .iter()
-                            .filter(|b| !b.starts_with("__"))
-                            .map(|s| s.to_string()),
-                    );
-                    words.extend(self.applets.iter().cloned());
-                    words.extend(self.functions.keys().cloned());
-                }
-                "-b" => words.extend(
-                    BUILTINS
-                        .iter()
-                        .filter(|b| !b.starts_with("__"))
-                        .map(|s| s.to_string()),
-                ),
-                "-A" => {}
-                "function" => words.extend(self.functions.keys().cloned()),
-                "-v" => words.extend(self.globals.keys().cloned()),
-                _ => {}
-            }
-        }
-        if words.is_empty() {
-            return 1;
-        }
-        let text: String = words.into_iter().map(|w| w + "\n").collect();
-        self.out(&text);
-        0
-    }
-
     /// A `shopt` option's value, `None` for a name bash 5.1 does not have.
     fn shopt_value(&self, name: &str) -> Option<bool> {
         let o = &self.options;
@@ -1538,54 +1537,6 @@ impl Shell {
         status
     }
 
-    fn builtin_getopts(&mut self, args: &[String]) -> i32 {
-        let (Some(spec), Some(var)) = (args.first(), args.get(1)) else {
-            self.error("getopts: usage: getopts optstring name [arg ...]");
-            return 2;
-        };
-        let params: Vec<String> = if args.len() > 2 {
-            args[2..].to_vec()
-        } else {
-            self.positional.clone()
-        };
-        let mut optind: usize = self
-            .get_scalar("OPTIND")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1);
-        let Some(arg) = params.get(optind - 1) else {
-            self.set_scalar(var, "?".into());
-            return 1;
-        };
-        if !arg.starts_with('-') || arg == "-" || arg == "--" {
-            if arg == "--" {
-                self.set_scalar("OPTIND", (optind + 1).to_string());
-            }
-            self.set_scalar(var, "?".into());
-            return 1;
-        }
-        let c = arg.chars().nth(1).unwrap_or('?');
-        optind += 1;
-        match spec.find(c) {
-            Some(pos) if spec[pos + 1..].starts_with(':') => {
-                let val = if arg.len() > 2 {
-                    arg[2..].to_string()
-                } else {
-                    optind += 1;
-                    params.get(optind - 2).cloned().unwrap_or_default()
-                };
-                self.set_scalar("OPTARG", val);
-                self.set_scalar(var, c.to_string());
-            }
-            Some(_) => self.set_scalar(var, c.to_string()),
-            None => {
-                self.error(&format!("illegal option -- {c}"));
-                self.set_scalar(var, "?".into());
-            }
-        }
-        self.set_scalar("OPTIND", optind.to_string());
-        0
-    }
-
     /// `test ARGS` or `[ ARGS ]` (`name` is how it was called: bash's errors name it).
     pub fn builtin_test(&mut self, name: &str, args: &[String]) -> i32 {
         match brush_parser::test_command::parse(args) {
@@ -1620,25 +1571,50 @@ impl Shell {
     }
 
     pub fn eval_extended_test(&mut self, e: &ast::ExtendedTestExpr) -> Result<bool, ExpandError> {
+        self.eval_extended_test_traced(e, "")
+    }
+
+    /// `negation` is `"! "` for a test right under `!`, which `set -x` shows with it
+    /// (`+ [[ ! -f x ]]`); each test is shown when it is evaluated, operands expanded.
+    fn eval_extended_test_traced(
+        &mut self,
+        e: &ast::ExtendedTestExpr,
+        negation: &str,
+    ) -> Result<bool, ExpandError> {
         use ast::ExtendedTestExpr as X;
         Ok(match e {
             X::And(a, b) => self.eval_extended_test(a)? && self.eval_extended_test(b)?,
             X::Or(a, b) => self.eval_extended_test(a)? || self.eval_extended_test(b)?,
-            X::Not(a) => !self.eval_extended_test(a)?,
+            X::Not(a) => !self.eval_extended_test_traced(a, "! ")?,
             X::Parenthesized(a) => self.eval_extended_test(a)?,
             X::UnaryTest(p, w) => {
                 let v = self.expand_single(&w.value)?;
+                self.trace(&format!("[[ {negation}{p} {v} ]]"));
                 self.unary_test(p, &v)
             }
             X::BinaryTest(p, a, b) => {
                 let left = self.expand_single(&a.value)?;
+                // `set -x` shows a pattern's quoted characters escaped (`\a\ \b`).
+                let mut shown = None;
                 let right = match p {
                     BP::StringExactlyMatchesPattern | BP::StringDoesNotExactlyMatchPattern => {
-                        self.expand_pattern(&b.value)?
+                        let expanded = self.expand_raw(&b.value)?;
+                        shown = Some(
+                            expanded
+                                .chars
+                                .iter()
+                                .flat_map(|&(c, quoted)| {
+                                    quoted.then_some('\\').into_iter().chain([c])
+                                })
+                                .collect::<String>(),
+                        );
+                        crate::expand::pattern_text(&expanded.chars)
                     }
                     BP::StringMatchesRegex => self.expand_regex(&b.value)?,
                     _ => self.expand_single(&b.value)?,
                 };
+                let shown = shown.as_deref().unwrap_or(&right);
+                self.trace(&format!("[[ {negation}{left} {p} {shown} ]]"));
                 self.binary_test(p, &left, &right, true)?
             }
         })
@@ -1827,7 +1803,7 @@ fn dash_echo_escapes(s: &str) -> (String, bool) {
 
 /// bash 5.1's `shopt` options and their values in a non-interactive shell, in its order
 /// (`bash -c shopt` on upstream's image).
-const SHOPT_DEFAULTS: &[(&str, bool)] = &[
+pub const SHOPT_DEFAULTS: &[(&str, bool)] = &[
     ("autocd", false),
     ("assoc_expand_once", false),
     ("cdable_vars", false),

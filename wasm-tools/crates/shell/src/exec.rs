@@ -169,6 +169,27 @@ impl Shell {
     /// `tail`: the pipeline is the script's last; a lone simple command there is one bash
     /// runs in its own place (see [`Shell::oneshot`]).
     fn run_pipeline_at(&mut self, p: &ast::Pipeline, tail: bool) -> i32 {
+        let Some(timed) = &p.timed else {
+            return self.run_untimed_pipeline(p, tail);
+        };
+        let started = std::time::Instant::now();
+        // bash stays to report the time: the last command does not replace it.
+        let status = self.run_untimed_pipeline(p, false);
+        let format = match (self.get_scalar("TIMEFORMAT"), timed) {
+            (_, ast::PipelineTimed::TimedWithPosixOutput(_)) => {
+                crate::timing::POSIX_FORMAT.to_string()
+            }
+            (Some(format), _) => format,
+            (None, _) => crate::timing::DEFAULT_FORMAT.to_string(),
+        };
+        // An empty TIMEFORMAT reports nothing.
+        if !format.is_empty() {
+            self.err(&crate::timing::report(&format, started.elapsed()));
+        }
+        status
+    }
+
+    fn run_untimed_pipeline(&mut self, p: &ast::Pipeline, tail: bool) -> i32 {
         if p.bang {
             self.errexit_suppressed += 1;
         }
@@ -254,7 +275,9 @@ impl Shell {
     /// Starts one pipeline stage with the given stdio; returns its pid, or the status of a
     /// stage that ended before starting (command not found, redirection error).
     fn start_stage(&mut self, stage: &Command, stdio: [Handle; 3]) -> (Option<u32>, i32) {
-        if let Command::Simple(sc) = stage {
+        if let Command::Simple(sc) = stage
+            && self.names_external_command(sc)
+        {
             // Expand in the parent; external commands are started directly.
             let saved_fds = self.fds.clone();
             self.fds.insert(0, stdio[0]);
@@ -269,6 +292,11 @@ impl Shell {
                 }) if !argv.is_empty() => match self.resolve(&argv) {
                     Resolved::External(real_argv) => match self.apply_redirects(&redirects) {
                         Ok(saved) => {
+                            if self.options.xtrace {
+                                let line: Vec<String> =
+                                    argv.iter().map(|a| crate::quote::xtrace_quote(a)).collect();
+                                self.trace(&line.join(" "));
+                            }
                             let env = self.child_env(&assignments_env(&assignments));
                             // bash forks a subshell for the stage, which then runs the
                             // program in its own place: the program sees SHLVL one lower.
@@ -308,6 +336,23 @@ impl Shell {
             return out;
         }
         self.fork_stage(stage, stdio)
+    }
+
+    /// A stage is expanded here and its program started directly only when its command
+    /// name, as written, can name nothing but a program: a stage that turns out to be a
+    /// builtin, a function or assignments runs in a subshell that expands it itself, and
+    /// expanding it here too would run its command substitutions twice.
+    fn names_external_command(&self, sc: &ast::SimpleCommand) -> bool {
+        let Some(name) = &sc.word_or_name else {
+            return false;
+        };
+        let literal = !name.value.is_empty()
+            && !name
+                .value
+                .contains(['$', '`', '\'', '"', '\\', '*', '?', '[', '{', '~', '(', '=']);
+        literal
+            && !(crate::builtins::is_builtin(&name.value) && self.dialect.has_builtin(&name.value))
+            && !self.functions.contains_key(&name.value)
     }
 
     fn fork_stage(&mut self, stage: &Command, stdio: [Handle; 3]) -> (Option<u32>, i32) {
@@ -450,7 +495,15 @@ impl Shell {
                     None => self.positional.clone(),
                 };
                 let mut status = 0;
+                // `set -x` shows the words as written, before each pass.
+                let header = f.values.as_ref().map(|words| {
+                    let raw: Vec<&str> = words.iter().map(|w| w.value.as_str()).collect();
+                    format!("for {} in {}", f.variable_name, raw.join(" "))
+                });
                 for v in values {
+                    if let Some(header) = &header {
+                        self.trace(header);
+                    }
                     if let Err(e) = self.set_value(&f.variable_name, crate::state::Value::Scalar(v))
                     {
                         self.error(&e);
@@ -470,14 +523,14 @@ impl Shell {
                     1
                 };
                 if let Some(init) = &f.initializer
-                    && let Err(e) = self.eval_arith_str(&init.value)
+                    && let Err(e) = self.eval_arith_command(&init.value)
                 {
                     return failed(self, e);
                 }
                 let mut status = 0;
                 loop {
                     if let Some(cond) = &f.condition {
-                        match self.eval_arith_str(&cond.value) {
+                        match self.eval_arith_command(&cond.value) {
                             Ok(0) => break,
                             Ok(_) => {}
                             Err(e) => return failed(self, e),
@@ -488,7 +541,7 @@ impl Shell {
                         break;
                     }
                     if let Some(up) = &f.updater
-                        && let Err(e) = self.eval_arith_str(&up.value)
+                        && let Err(e) = self.eval_arith_command(&up.value)
                     {
                         return failed(self, e);
                     }
@@ -517,6 +570,7 @@ impl Shell {
                 status
             }
             CompoundCommand::CaseClause(c) => {
+                self.trace(&format!("case {} in", c.value.value));
                 let value = match self.expand_single(&c.value.value) {
                     Ok(v) => v,
                     Err(e) => return self.expansion_failed(e),
@@ -555,19 +609,72 @@ impl Shell {
                 status
             }
             // An error in `(( ))` fails the command, not the shell, as bash's `((: …` does.
-            CompoundCommand::Arithmetic(a) => match self.eval_arith_str(&a.expr.value) {
-                Ok(v) => (v == 0) as i32,
-                Err(e) if self.unset_parameter_failed => self.expansion_failed(e),
-                Err(e) => {
-                    self.error(&format!("((: {}", e.0));
-                    1
+            CompoundCommand::Arithmetic(a) => {
+                match self.eval_arith_command(&self.arithmetic_text(a)) {
+                    Ok(v) => (v == 0) as i32,
+                    Err(e) if self.unset_parameter_failed => self.expansion_failed(e),
+                    Err(e) => {
+                        self.error(&format!("((: {}", e.0));
+                        1
+                    }
                 }
-            },
+            }
             CompoundCommand::Coprocess(_) => {
                 self.error("coproc: not supported in this sandbox");
                 1
             }
         }
+    }
+
+    /// Writes `set -x`'s line for `text` (PS4 first) when the option is on.
+    pub fn trace(&self, text: &str) {
+        if self.options.xtrace && !self.in_prelude {
+            let ps4 = self.get_scalar("PS4").unwrap_or_else(|| "+ ".into());
+            let deeper: String = ps4.chars().take(1).cycle().take(self.trace_level).collect();
+            self.err(&format!("{deeper}{ps4}{text}\n"));
+        }
+    }
+
+    /// Starts a substitution's subshell one `set -x` level deeper.
+    fn spawn_substitution(&mut self, script: &str, stdio: [Handle; 3]) -> std::io::Result<u32> {
+        self.trace_level += 1;
+        let started = self.spawn_subshell(script, stdio);
+        self.trace_level -= 1;
+        started
+    }
+
+    /// The text between `((` and `))` as written, spaces kept (bash's `set -x` shows them);
+    /// the parser's trimmed text when the source cannot be cut.
+    fn arithmetic_text(&self, a: &ast::ArithmeticCommand) -> String {
+        let parsed = a.expr.value.clone();
+        let Some(source) = &self.source else {
+            return parsed;
+        };
+        let (start, end) = (a.loc.start.index, a.loc.end.index);
+        let cut: String = source
+            .chars()
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .collect();
+        match cut.strip_prefix("((").and_then(|c| c.strip_suffix("))")) {
+            Some(inner) if inner.trim() == parsed.trim() => inner.to_string(),
+            _ => parsed,
+        }
+    }
+
+    /// `(( text ))` and the parts of `for (( ; ; ))`: under `set -x` the expression is
+    /// expanded once, shown (`+ (( x=4, y=2 ))`), then evaluated.
+    fn eval_arith_command(&mut self, text: &str) -> Result<i64, ExpandError> {
+        if !self.options.xtrace {
+            return self.eval_arith_str(text);
+        }
+        let expanded = if text.contains('$') || text.contains('`') {
+            self.expand_single(text)?
+        } else {
+            text.to_string()
+        };
+        self.trace(&format!("(( {expanded} ))"));
+        self.eval_arith_str(&expanded)
     }
 
     /// After a loop body: consumes `break`/`continue` aimed at this loop. True = leave it.
@@ -610,12 +717,15 @@ impl Shell {
         self.error(msg);
         let unset = std::mem::take(&mut self.unset_parameter_failed);
         // A non-interactive bash leaves with 127 when `set -u` or `${x?}` meets an unset
-        // parameter in the shell itself; a subshell ends with the error's status.
-        let status = if unset && !self.in_subshell && self.dialect == Dialect::Bash {
-            127
-        } else {
-            status
-        };
+        // parameter in the shell itself, unless `set -e` is on (then 1, measured on bash
+        // 5.1); a subshell ends with the error's status.
+        let status =
+            if unset && !self.in_subshell && !self.options.errexit && self.dialect == Dialect::Bash
+            {
+                127
+            } else {
+                status
+            };
         self.last_status = status;
         // Like a non-interactive bash, an expansion error ends a `-c` script.
         if !self.in_subshell || unset {
@@ -755,7 +865,11 @@ impl Shell {
         // `IFS=, joined="${a[*]}"` joins with the new IFS, `a=1 b=$a` sees the new `a`.
         let apply_now = in_this_shell && argv.is_empty();
         for a in assignments_raw {
-            match self.eval_assignment(a) {
+            let evaluated = self.eval_assignment(a);
+            if let (Ok(v), true) = (&evaluated, self.options.xtrace) {
+                self.trace_assignment(a, v);
+            }
+            match evaluated {
                 Ok(v) if apply_now => {
                     if let Err(failure) = self.apply_assignment(&v) {
                         return Err(self.assignment_failed(failure));
@@ -770,6 +884,32 @@ impl Shell {
             assignments,
             redirects,
         })
+    }
+
+    /// `set -x`'s line for an assignment, made as bash makes them, one line each: the value
+    /// expanded and quoted (`+ y='a b'`), an array as it was written (`+ a=(1 "2 3")`).
+    fn trace_assignment(&self, a: &ast::Assignment, v: &AssignValue) {
+        let text = match &v.value {
+            AssignKind::Scalar(value) => {
+                let index = v
+                    .index
+                    .as_ref()
+                    .map(|i| format!("[{i}]"))
+                    .unwrap_or_default();
+                // The variable still holds what `+=` appends to.
+                let (op, added) = match (a.append, v.index.is_none()) {
+                    (true, true) => {
+                        let before = self.get_scalar(&v.name).unwrap_or_default();
+                        ("+=", value.strip_prefix(before.as_str()).unwrap_or(value))
+                    }
+                    (true, false) => ("+=", value.as_str()),
+                    (false, _) => ("=", value.as_str()),
+                };
+                format!("{}{index}{op}{}", v.name, crate::quote::xtrace_quote(added))
+            }
+            AssignKind::Array(..) => a.to_string(),
+        };
+        self.trace(&text);
     }
 
     /// The value of an assignment word, expanded (arrays flattened to `name=(…)` later).
@@ -905,9 +1045,8 @@ impl Shell {
             }
         };
         if self.options.xtrace && !argv.is_empty() {
-            let ps4 = self.get_scalar("PS4").unwrap_or_else(|| "+ ".into());
             let line: Vec<String> = argv.iter().map(|a| crate::quote::xtrace_quote(a)).collect();
-            self.err(&format!("{ps4}{}\n", line.join(" ")));
+            self.trace(&line.join(" "));
         }
         if argv.is_empty() {
             // Assignments only (made while preparing), and redirections, which still create
@@ -1010,6 +1149,7 @@ impl Shell {
             self.export(&a.name);
         }
         self.func_depth += 1;
+        let outer_funcname = self.enter_funcname(&argv[0]);
         let outer_loops = std::mem::take(&mut self.loop_depth);
         let outer_source = std::mem::replace(
             &mut self.function_source,
@@ -1027,6 +1167,7 @@ impl Shell {
             Err(s) => s,
         };
         self.func_depth -= 1;
+        self.leave_funcname(outer_funcname);
         self.loop_depth = outer_loops;
         self.function_source = outer_source;
         self.locals.pop();
@@ -1036,6 +1177,38 @@ impl Shell {
             return self.last_status;
         }
         status
+    }
+
+    /// `FUNCNAME`: the running functions, innermost first. An ordinary array, so subshells
+    /// get it with the other variables; unset outside functions (no `main` in a `-c` script).
+    fn enter_funcname(&mut self, function: &str) -> Option<crate::state::Var> {
+        let outer = self.globals.get("FUNCNAME").cloned();
+        let mut names = vec![function.to_string()];
+        if let Some(crate::state::Value::Indexed(m)) = outer.as_ref().map(|v| &v.value) {
+            names.extend(m.values().cloned());
+        }
+        let stack = names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| (i as i64, n))
+            .collect();
+        self.globals.insert(
+            "FUNCNAME".into(),
+            crate::state::Var {
+                value: crate::state::Value::Indexed(stack),
+                exported: false,
+                readonly: false,
+                integer: false,
+            },
+        );
+        outer
+    }
+
+    fn leave_funcname(&mut self, outer: Option<crate::state::Var>) {
+        match outer {
+            Some(var) => self.globals.insert("FUNCNAME".into(), var),
+            None => self.globals.remove("FUNCNAME"),
+        };
     }
 
     /// Builtins, then functions, then applets, then paths — bash's order for a plain name.
@@ -1219,6 +1392,9 @@ impl Shell {
         if let Some(inside) = &self.function_source {
             env.push(("INTERCODE_FUNCTION_SOURCE".into(), inside.to_string()));
         }
+        if self.trace_level > 0 {
+            env.push(("INTERCODE_TRACE_LEVEL".into(), self.trace_level.to_string()));
+        }
         env.push((
             "INTERCODE_LINE_BASE".into(),
             (first_line + self.line_base).saturating_sub(1).to_string(),
@@ -1252,7 +1428,7 @@ impl Shell {
             }
         };
         let stdio = [self.fd(0).unwrap_or(0), w, self.fd(2).unwrap_or(2)];
-        let pid = self.spawn_subshell(cmd, stdio);
+        let pid = self.spawn_substitution(cmd, stdio);
         self.command_substitutions += 1;
         let _ = hostcalls::close(w);
         let mut out = Vec::new();
@@ -1342,7 +1518,7 @@ impl Shell {
         match kind {
             ast::ProcessSubstitutionKind::Read => {
                 let stdio = [self.fd(0).unwrap_or(0), h, self.fd(2).unwrap_or(2)];
-                let pid = self.spawn_subshell(&text, stdio);
+                let pid = self.spawn_substitution(&text, stdio);
                 let _ = hostcalls::close(h);
                 if let Ok(pid) = pid {
                     let _ = hostcalls::wait(pid);
@@ -1362,7 +1538,7 @@ impl Shell {
         for (path, text) in std::mem::take(&mut self.pending_writers) {
             if let Ok(h) = hostcalls::open(&path, OpenFlags::READ) {
                 let stdio = [h, self.fd(1).unwrap_or(1), self.fd(2).unwrap_or(2)];
-                if let Ok(pid) = self.spawn_subshell(&text, stdio) {
+                if let Ok(pid) = self.spawn_substitution(&text, stdio) {
                     let _ = hostcalls::close(h);
                     let _ = hostcalls::wait(pid);
                 } else {

@@ -269,6 +269,15 @@ impl Shell {
         fields
     }
 
+    /// The `shopt` options pathname expansion obeys.
+    pub fn glob_options(&self) -> crate::glob::GlobOptions {
+        crate::glob::GlobOptions {
+            dotglob: self.options.dotglob,
+            globstar: self.options.globstar,
+            nocaseglob: self.options.nocaseglob,
+        }
+    }
+
     /// Pathname expansion of one field; no match leaves the field as it is (bash default).
     pub fn glob_field(&self, field: &[(char, bool)]) -> Vec<String> {
         let literal: String = field.iter().map(|(c, _)| c).collect();
@@ -279,12 +288,7 @@ impl Shell {
             return vec![literal];
         }
         let pattern = pattern_text(field);
-        let options = crate::glob::GlobOptions {
-            dotglob: self.options.dotglob,
-            globstar: self.options.globstar,
-            nocaseglob: self.options.nocaseglob,
-        };
-        let matches = crate::glob::expand(&pattern, &self.cwd, options);
+        let matches = crate::glob::expand(&pattern, &self.cwd, self.glob_options());
         if matches.is_empty() {
             if self.options.nullglob {
                 return vec![];

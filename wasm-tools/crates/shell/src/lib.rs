@@ -16,11 +16,14 @@ mod arith;
 mod arith_syntax;
 mod builtin_options;
 mod builtins;
+mod compgen;
 mod dialect;
+mod dirstack;
 mod error;
 mod exec;
 mod expand;
 mod first_error;
+mod getopts;
 mod glob;
 mod jobs;
 mod printf;
@@ -31,7 +34,9 @@ mod state;
 mod subscript;
 mod syntax;
 mod text;
+mod timing;
 mod trap;
+mod umask;
 
 use state::{Flow, Shell};
 use std::ffi::OsString;
@@ -136,8 +141,17 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
         .filter(|p| !p.is_empty())
     {
         shell.unset("INTERCODE_PRELUDE");
+        shell.in_prelude = true;
         shell.run_script_text(&prelude);
+        shell.in_prelude = false;
         shell.flow = Flow::Normal;
+    }
+    if let Some(level) = std::env::var("INTERCODE_TRACE_LEVEL")
+        .ok()
+        .and_then(|l| l.parse().ok())
+    {
+        shell.unset("INTERCODE_TRACE_LEVEL");
+        shell.trace_level = level;
     }
     if let Some(base) = std::env::var("INTERCODE_LINE_BASE")
         .ok()

@@ -170,6 +170,15 @@ pub struct Shell {
     pub pending_cleanup: Vec<String>,
     /// `>( )` readers to run after the command: (file, command text).
     pub pending_writers: Vec<(String, String)>,
+    /// Where `getopts` stopped inside a word of grouped options.
+    pub getopts_position: crate::getopts::GetoptsPosition,
+    /// `set -x`'s indirection level: command and process substitutions and `eval` show
+    /// PS4's first character once more each (`++ echo sub`).
+    pub trace_level: usize,
+    /// The prelude a subshell starts with is not the user's: `set -x` does not show it.
+    pub in_prelude: bool,
+    /// `umask`'s value (see [`crate::umask`]).
+    pub umask: u32,
 }
 
 /// Nesting limit for functions, `source` and substitutions: deep recursion must end in a
@@ -244,6 +253,10 @@ impl Shell {
             pending_writers: Vec::new(),
             oneshot: false,
             oneshot_allowed: false,
+            getopts_position: Default::default(),
+            trace_level: 0,
+            in_prelude: false,
+            umask: 0o022,
         };
         for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1"), ("PS4", "+ ")] {
             if sh.get_var(k).is_none() {
@@ -464,6 +477,11 @@ impl Shell {
             if self.get_var(name).is_none() {
                 let value = if name == "BASH_ALIASES" || name == "BASH_CMDS" {
                     Value::Assoc(Default::default())
+                } else if name == "DIRSTACK" {
+                    Value::Indexed(BTreeMap::from([(0, self.cwd.clone())]))
+                } else if name == "GROUPS" {
+                    // The root user's groups.
+                    Value::Indexed(BTreeMap::from([(0, "0".to_string())]))
                 } else {
                     Value::Indexed(BTreeMap::new())
                 };
