@@ -45,19 +45,23 @@ const BUILTINS: &[&str] = &[
     "alias",
     "bind",
     "break",
+    "bg",
     "builtin",
+    "caller",
     "cd",
     "command",
     "compgen",
     "continue",
     "declare",
     "dirs",
+    "disown",
     "echo",
     "eval",
     "exec",
     "exit",
     "export",
     "false",
+    "fg",
     "getopts",
     "hash",
     "help",
@@ -66,6 +70,7 @@ const BUILTINS: &[&str] = &[
     "kill",
     "let",
     "local",
+    "logout",
     "mapfile",
     "popd",
     "printf",
@@ -79,6 +84,7 @@ const BUILTINS: &[&str] = &[
     "shift",
     "shopt",
     "source",
+    "suspend",
     "test",
     "times",
     "trap",
@@ -92,6 +98,7 @@ const BUILTINS: &[&str] = &[
     "wait",
     "which",
     "__intercode_status",
+    "__intercode_function_line",
 ];
 
 pub fn is_builtin(name: &str) -> bool {
@@ -120,6 +127,9 @@ fn declare_line(name: &str, var: &crate::state::Var) -> String {
     if flags.is_empty() {
         flags.push('-');
     }
+    if var.declared_only {
+        return format!("declare -{flags} {name}\n");
+    }
     let value = match &var.value {
         Value::Scalar(v) => quote(v),
         Value::Indexed(m) => {
@@ -146,13 +156,34 @@ fn set_quote(s: &str) -> String {
 }
 
 impl Shell {
+    /// The line of the script bash read that function `f`'s definition starts on.
+    fn definition_line(&self, f: &str) -> Option<i64> {
+        let parsed = self.functions.get(f)?.fname.loc.as_ref()?.start.line as i64;
+        Some(
+            parsed
+                + self
+                    .function_line_base
+                    .get(f)
+                    .copied()
+                    .unwrap_or(self.line_base),
+        )
+    }
+
     /// Script text that recreates this shell's state in a fresh instance (our `fork`).
     pub fn prelude(&self) -> String {
         let mut out = String::new();
         let mut names: Vec<&String> = self.globals.keys().collect();
         names.sort();
         let emit = |out: &mut String, name: &str, var: &crate::state::Var| {
-            if !is_valid_name(name) || var.exported && matches!(var.value, Value::Scalar(_)) {
+            if !is_valid_name(name) {
+                return;
+            }
+            // Declared without a value: its attributes alone (`declare -x y`).
+            if var.declared_only {
+                out.push_str(&declare_line(name, var));
+                return;
+            }
+            if var.exported && matches!(var.value, Value::Scalar(_)) {
                 return;
             }
             if var.integer {
@@ -189,8 +220,15 @@ impl Shell {
         let mut fnames: Vec<&String> = self.functions.keys().collect();
         fnames.sort();
         for f in fnames {
-            out.push_str(&self.functions[f].to_string());
+            match self.function_texts.get(f) {
+                Some(text) => out.push_str(text),
+                None => out.push_str(&self.functions[f].to_string()),
+            }
             out.push('\n');
+            // Where the definition was, for the lines of messages and `LINENO` inside it.
+            if let Some(line) = self.definition_line(f) {
+                out.push_str(&format!("__intercode_function_line {f} {line}\n"));
+            }
         }
         let mut flags = String::new();
         for (on, f) in [
@@ -225,6 +263,17 @@ impl Shell {
             ":" | "true" => 0,
             "false" => 1,
             "__intercode_status" => args.first().and_then(|a| a.parse().ok()).unwrap_or(0),
+            "__intercode_function_line" => {
+                if let (Some(f), Some(line)) = (
+                    args.first(),
+                    args.get(1).and_then(|l| l.parse::<i64>().ok()),
+                ) && let Some(parsed) = self.functions.get(f).and_then(|d| d.fname.loc.as_ref())
+                {
+                    let base = line - parsed.start.line as i64;
+                    self.function_line_base.insert(f.clone(), base);
+                }
+                0
+            }
             "echo" => self.builtin_echo(args),
             "printf" => self.builtin_printf(args),
             "cd" => self.builtin_cd(args),
@@ -455,9 +504,30 @@ impl Shell {
             "shopt" => self.builtin_shopt(args),
             "getopts" => self.builtin_getopts(args),
             "trap" => self.builtin_trap(args),
-            "alias" | "unalias" | "hash" | "history" | "jobs" | "times" | "help" => 0,
+            "alias" | "unalias" | "history" | "jobs" | "help" => 0,
+            "hash" => self.builtin_hash(args),
+            // The guest cannot read CPU times (see `crate::timing`): the shell's and its
+            // children's user and system times, as zeros.
+            "times" => {
+                self.out("0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n");
+                0
+            }
             "bind" => self.builtin_bind(args),
             "dirs" => self.builtin_dirs(args),
+            "caller" => self.builtin_caller(args),
+            "fg" | "bg" => {
+                self.error(&format!("{name}: no job control"));
+                1
+            }
+            "suspend" => {
+                self.error("suspend: cannot suspend: no job control");
+                1
+            }
+            "logout" => {
+                self.error("logout: not login shell: use `exit'");
+                1
+            }
+            "disown" => self.builtin_disown(args),
             "pushd" => self.builtin_pushd(args),
             "popd" => self.builtin_popd(args),
             _ => 127,
@@ -514,7 +584,7 @@ impl Shell {
                 };
                 let (n, tail) = rest.split_once(':').unwrap_or((rest, ""));
                 match n.parse::<usize>() {
-                    Ok(n) => format!("command substitution: line {}:{tail}", n + self.line_base),
+                    Ok(n) => format!("command substitution: line {}:{tail}", self.shifted(n)),
                     Err(_) => l.to_string(),
                 }
             })
@@ -681,10 +751,6 @@ impl Shell {
                 self.oldpwd = Some(std::mem::replace(&mut self.cwd, path.clone()));
                 let old = self.oldpwd.clone().unwrap_or_default();
                 self.set_scalar("OLDPWD", old);
-                // bash imports OLDPWD exported (and unset) when it starts.
-                if self.dialect == crate::dialect::Dialect::Bash {
-                    self.export("OLDPWD");
-                }
                 self.set_scalar("PWD", path);
                 let stack = self.directory_stack();
                 self.set_directory_stack(stack);
@@ -713,6 +779,7 @@ impl Shell {
         let mut print = false;
         let mut functions = false;
         let mut function_names_only = false;
+        let mut global = false;
         let mut names = Vec::new();
         for a in args {
             if let Some(flags) = a.strip_prefix('-').filter(|_| names.is_empty()) {
@@ -724,6 +791,7 @@ impl Shell {
                         'a' => indexed = true,
                         'i' => integer = true,
                         'p' => print = true,
+                        'g' => global = true,
                         'f' => functions = true,
                         'F' => {
                             functions = true;
@@ -773,7 +841,7 @@ impl Shell {
                 let mut text = String::new();
                 let mut status = 0;
                 for n in &names {
-                    match self.get_var(n) {
+                    match self.get_declared(n) {
                         Some(v) => text.push_str(&declare_line(n, v)),
                         None => {
                             self.out(&std::mem::take(&mut text));
@@ -816,24 +884,24 @@ impl Shell {
                 status = 1;
                 continue;
             }
-            if name == "local" {
-                if self.func_depth == 0 {
-                    self.error("local: can only be used in a function");
-                    return 1;
-                }
-                if let Some(scope) = self.locals.last_mut() {
-                    scope.entry(var.clone()).or_insert(None);
-                }
+            if name == "local" && self.func_depth == 0 {
+                self.error("local: can only be used in a function");
+                return 1;
+            }
+            // `declare` and `typeset` in a function make locals too, unless `-g`.
+            let local = name == "local"
+                || (self.func_depth > 0 && matches!(name, "declare" | "typeset") && !global);
+            if local && let Some(scope) = self.locals.last_mut() {
+                scope.entry(var.clone()).or_insert(None);
             }
             if assoc && self.get_var(&var).is_none() {
                 let _ = self.set_value(&var, Value::Assoc(Default::default()));
             } else if indexed && self.get_var(&var).is_none() {
                 let _ = self.set_value(&var, Value::Indexed(Default::default()));
+            } else if value.is_none() {
+                self.declare_only(&var, local);
             }
             if integer {
-                if value.is_none() && name == "local" {
-                    let _ = self.set_value(&var, Value::Scalar(String::new()));
-                }
                 self.set_integer(&var);
             }
             if let Some(v) = value {
@@ -851,14 +919,12 @@ impl Shell {
                     status = 1;
                     continue;
                 }
-            } else if name == "local" && !assoc && !indexed {
-                let _ = self.set_value(&var, Value::Scalar(String::new()));
             }
             if export {
                 self.export(&var);
             }
-            if readonly && let Some(v) = self.globals.get_mut(&var) {
-                v.readonly = true;
+            if readonly {
+                self.make_readonly(&var);
             }
         }
         status
@@ -870,6 +936,7 @@ impl Shell {
         let mut all: BTreeMap<String, Value> = self
             .globals
             .iter()
+            .filter(|(_, v)| !v.declared_only)
             .map(|(k, v)| (k.clone(), v.value.clone()))
             .collect();
         if self.dialect == crate::dialect::Dialect::Bash {
@@ -1365,8 +1432,13 @@ impl Shell {
                     }
                     let described = self.describe_command(a);
                     let known = !described.is_empty();
+                    // `type -a` lists where PATH finds the program, not the remembered path.
                     let found: Vec<(&str, String, String)> = described
                         .into_iter()
+                        .filter(|(kind, _, _)| !(all && *kind == "hashed"))
+                        .map(|(kind, text, short)| {
+                            (if kind == "hashed" { "file" } else { kind }, text, short)
+                        })
                         .filter(|(kind, _, _)| !search_path || *kind == "file")
                         .take(if all { usize::MAX } else { 1 })
                         .filter(|(kind, _, _)| !path_only || *kind == "file")
@@ -1414,6 +1486,13 @@ impl Shell {
         }
         // Upstream's image has merged /usr: each program is found on `$PATH` as /usr/bin/NAME
         // and again as /bin/NAME.
+        if let Some(path) = self.hashed_path(a) {
+            found.push((
+                "hashed",
+                format!("{a} is hashed ({path})"),
+                path.to_string(),
+            ));
+        }
         if self.applets.iter().any(|x| x == a) || a == "which" {
             for dir in ["/usr/bin", "/bin"] {
                 found.push(("file", format!("{a} is {dir}/{a}"), format!("{dir}/{a}")));

@@ -238,7 +238,7 @@ impl Shell {
         }
         all.into_iter()
             .filter(|(n, _)| crate::builtins::is_valid_name(n))
-            .filter_map(|(n, v)| v.map(|v| (n, v)))
+            .filter_map(|(n, v)| v.filter(|v| !v.declared_only).map(|v| (n, v)))
             .collect()
     }
 
@@ -255,6 +255,7 @@ impl Shell {
             exported: false,
             readonly: false,
             integer: false,
+            declared_only: false,
         };
         if keep(&probe) {
             names.extend(DYNAMIC_VARIABLES.iter().map(|n| n.to_string()));

@@ -388,6 +388,11 @@ impl Shell {
                     (None, None) => self.name.as_str().into(),
                 };
                 self.function_sources.insert(name.clone(), source);
+                self.function_line_base.insert(name.clone(), self.line_base);
+                match self.definition_text(def) {
+                    Some(text) => self.function_texts.insert(name.clone(), text),
+                    None => self.function_texts.remove(&name),
+                };
                 self.functions.insert(name, Rc::new(def.clone()));
                 0
             }
@@ -1097,6 +1102,7 @@ impl Shell {
             },
             Resolved::External(real) => match self.apply_redirects(&redirects) {
                 Ok(saved) => {
+                    self.remember_program(&argv[0]);
                     let env = self.child_env(&assignments_env(&assignments));
                     let s = match self.spawn_external(real, env) {
                         Ok(pid) => hostcalls::wait(pid).unwrap_or(127),
@@ -1149,7 +1155,11 @@ impl Shell {
             self.export(&a.name);
         }
         self.func_depth += 1;
-        let outer_funcname = self.enter_funcname(&argv[0]);
+        let outer_frames = self.enter_frame(&argv[0]);
+        let outer_line_base = self.line_base;
+        if let Some(base) = self.function_line_base.get(&argv[0]) {
+            self.line_base = *base;
+        }
         let outer_loops = std::mem::take(&mut self.loop_depth);
         let outer_source = std::mem::replace(
             &mut self.function_source,
@@ -1167,7 +1177,8 @@ impl Shell {
             Err(s) => s,
         };
         self.func_depth -= 1;
-        self.leave_funcname(outer_funcname);
+        self.leave_frame(outer_frames);
+        self.line_base = outer_line_base;
         self.loop_depth = outer_loops;
         self.function_source = outer_source;
         self.locals.pop();
@@ -1177,38 +1188,6 @@ impl Shell {
             return self.last_status;
         }
         status
-    }
-
-    /// `FUNCNAME`: the running functions, innermost first. An ordinary array, so subshells
-    /// get it with the other variables; unset outside functions (no `main` in a `-c` script).
-    fn enter_funcname(&mut self, function: &str) -> Option<crate::state::Var> {
-        let outer = self.globals.get("FUNCNAME").cloned();
-        let mut names = vec![function.to_string()];
-        if let Some(crate::state::Value::Indexed(m)) = outer.as_ref().map(|v| &v.value) {
-            names.extend(m.values().cloned());
-        }
-        let stack = names
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| (i as i64, n))
-            .collect();
-        self.globals.insert(
-            "FUNCNAME".into(),
-            crate::state::Var {
-                value: crate::state::Value::Indexed(stack),
-                exported: false,
-                readonly: false,
-                integer: false,
-            },
-        );
-        outer
-    }
-
-    fn leave_funcname(&mut self, outer: Option<crate::state::Var>) {
-        match outer {
-            Some(var) => self.globals.insert("FUNCNAME".into(), var),
-            None => self.globals.remove("FUNCNAME"),
-        };
     }
 
     /// Builtins, then functions, then applets, then paths — bash's order for a plain name.
@@ -1360,6 +1339,38 @@ impl Shell {
         (inner.to_string(), sub.loc.start.line)
     }
 
+    /// A function's definition cut from the running program's text, when it parses back to
+    /// the same function (the `function` keyword is not in the parser's span: it is tried).
+    fn definition_text(&self, def: &ast::FunctionDefinition) -> Option<Rc<str>> {
+        use brush_parser::ast::SourceLocation;
+        let source = self.source.as_ref()?;
+        let span = def.location()?;
+        let (start, end) = (span.start.index, span.end.index);
+        let cut: String = source
+            .chars()
+            .skip(start)
+            .take(end.checked_sub(start)?)
+            .collect();
+        let printed = def.to_string();
+        [cut.clone(), format!("function {cut}")]
+            .into_iter()
+            .find(|text| {
+                crate::syntax::parse(text, self.dialect)
+                    .ok()
+                    .is_some_and(|program| match program.complete_commands.as_slice() {
+                        [list] => match list.0.as_slice() {
+                            [item] => match item.0.first.seq.as_slice() {
+                                [Command::Function(again)] => again.to_string() == printed,
+                                _ => false,
+                            },
+                            _ => false,
+                        },
+                        _ => false,
+                    })
+            })
+            .map(Rc::from)
+    }
+
     /// Starts a copy of this shell running `script` (see the module docs).
     pub fn spawn_subshell(&mut self, script: &str, stdio: [Handle; 3]) -> std::io::Result<u32> {
         self.spawn_subshell_at(script, stdio, self.line)
@@ -1397,7 +1408,7 @@ impl Shell {
         }
         env.push((
             "INTERCODE_LINE_BASE".into(),
-            (first_line + self.line_base).saturating_sub(1).to_string(),
+            self.shifted(first_line).saturating_sub(1).to_string(),
         ));
         let req = SpawnRequest {
             argv: vec![
@@ -1899,7 +1910,7 @@ fn exec_environment(
         let lowered = level.parse::<i64>().map_or(0, |l| l - 1);
         *level = lowered.to_string();
     }
-    env.sort_by_key(|(k, _)| bash_bucket(k));
+    env.sort_by_key(|(k, _)| crate::state::bash_bucket(k, 1024));
     let path = if command.contains('/') {
         command.to_string()
     } else {
@@ -1907,14 +1918,6 @@ fn exec_environment(
     };
     env.push(("_".into(), path));
     env
-}
-
-/// The bucket of bash's variable table a name falls in (`hash_string`, FNV-1 32-bit).
-fn bash_bucket(name: &str) -> u32 {
-    let hash = name.bytes().fold(2_166_136_261u32, |h, b| {
-        h.wrapping_mul(16_777_619) ^ u32::from(b)
-    });
-    hash & 1023
 }
 
 /// A new file for a process substitution under the name bash gives it, `/dev/fd/63` (then 62,

@@ -219,7 +219,7 @@ impl Shell {
         let Some(lines) = crate::syntax::substitution_error(cmd, &rest) else {
             return Ok(());
         };
-        let base = self.line + self.line_base + word.matches('\n').count();
+        let base = self.shifted(self.line) + word.matches('\n').count();
         let message: Vec<String> = lines
             .iter()
             .map(|(line, what)| format!("command substitution: line {}: {what}", base + line))
@@ -341,7 +341,7 @@ impl Shell {
                     .pipestatus
                     .first()
                     .map(|s| ParamValue::One(s.to_string())),
-                "LINENO" => Some(ParamValue::One((self.line + self.line_base).to_string())),
+                "LINENO" => Some(ParamValue::One(self.shifted(self.line).to_string())),
                 "SECONDS" => Some(ParamValue::One("0".into())),
                 "BASHPID" => Some(ParamValue::One(self.pid.to_string())),
                 // Every action's shell was started from outside the container (`docker

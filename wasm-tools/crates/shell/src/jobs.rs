@@ -111,6 +111,55 @@ impl Shell {
         }
     }
 
+    /// `disown [-ah] [%job | pid ...]`: forgets jobs (`-h` keeps them: no hangup reaches an
+    /// action's jobs anyway). Without operands, the current job.
+    pub fn builtin_disown(&mut self, args: &[String]) -> i32 {
+        let (mut all, mut keep) = (false, false);
+        let mut operands = Vec::new();
+        for a in args {
+            match a.as_str() {
+                "-a" => all = true,
+                "-h" => keep = true,
+                "-ah" | "-ha" => {
+                    all = true;
+                    keep = true;
+                }
+                _ => operands.push(a.clone()),
+            }
+        }
+        if keep {
+            return 0;
+        }
+        if all {
+            self.background.clear();
+            return 0;
+        }
+        if operands.is_empty() {
+            if self.background.pop().is_none() {
+                self.error("disown: current: no such job");
+                return 1;
+            }
+            return 0;
+        }
+        let mut status = 0;
+        for a in operands {
+            let pid = match a.strip_prefix('%') {
+                Some(spec) => self.job_pid(spec),
+                None => a.parse::<u32>().ok(),
+            };
+            match pid.and_then(|p| self.background.iter().position(|j| j.pid == p)) {
+                Some(i) => {
+                    self.background.remove(i);
+                }
+                None => {
+                    self.error(&format!("disown: {a}: no such job"));
+                    status = 1;
+                }
+            }
+        }
+        status
+    }
+
     /// `wait [pid | %job ...]`.
     pub fn builtin_wait(&mut self, args: &[String]) -> i32 {
         if args.is_empty() {

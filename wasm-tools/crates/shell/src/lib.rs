@@ -16,6 +16,7 @@ mod arith;
 mod arith_syntax;
 mod builtin_options;
 mod builtins;
+mod callstack;
 mod compgen;
 mod dialect;
 mod dirstack;
@@ -25,6 +26,7 @@ mod expand;
 mod first_error;
 mod getopts;
 mod glob;
+mod hash;
 mod jobs;
 mod printf;
 mod quote;
@@ -155,7 +157,7 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
     }
     if let Some(base) = std::env::var("INTERCODE_LINE_BASE")
         .ok()
-        .and_then(|b| b.parse().ok())
+        .and_then(|b| b.parse::<i64>().ok())
     {
         shell.unset("INTERCODE_LINE_BASE");
         shell.line_base = base;

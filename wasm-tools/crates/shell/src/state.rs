@@ -37,15 +37,19 @@ impl Value {
 /// (the key's 32-bit FNV-1 hash modulo its 1024 buckets), for `${!m[@]}`, `${m[@]}`,
 /// `declare -p`. (Keys sharing a bucket are listed newest first by bash; by name here.)
 pub fn in_bash_order(m: &BTreeMap<String, String>) -> impl Iterator<Item = (&String, &String)> {
-    fn bucket(key: &str) -> u32 {
-        let hash = key.bytes().fold(2_166_136_261_u32, |h, b| {
-            h.wrapping_mul(16_777_619) ^ u32::from(b)
-        });
-        hash & 1023
-    }
     let mut items: Vec<(&String, &String)> = m.iter().collect();
-    items.sort_by_key(|(k, _)| bucket(k));
+    items.sort_by_key(|(k, _)| bash_bucket(k, 1024));
     items.into_iter()
+}
+
+/// The bucket `key` falls in in one of bash's hash tables of `buckets` buckets (a power of
+/// two): its `hash_string`, 32-bit FNV-1. Tables are walked bucket by bucket, so this is the
+/// order bash lists them in: associative arrays (1024), variables (1024), `hash` (256).
+pub fn bash_bucket(key: &str, buckets: u32) -> u32 {
+    let hash = key.bytes().fold(2_166_136_261_u32, |h, b| {
+        h.wrapping_mul(16_777_619) ^ u32::from(b)
+    });
+    hash & (buckets - 1)
 }
 
 #[derive(Debug, Clone)]
@@ -55,6 +59,22 @@ pub struct Var {
     pub readonly: bool,
     /// `declare -i`: assignments are evaluated as arithmetic (`n+=1` adds).
     pub integer: bool,
+    /// Declared without a value (`local x`, `export y`, `declare -i n`): its attributes
+    /// exist, for `declare -p` and later assignments, but reading it finds it unset.
+    pub declared_only: bool,
+}
+
+impl Var {
+    /// A variable declared without a value, with no attributes yet.
+    pub fn declared() -> Var {
+        Var {
+            value: Value::Scalar(String::new()),
+            exported: false,
+            readonly: false,
+            integer: false,
+            declared_only: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -124,8 +144,17 @@ pub struct Shell {
     /// Source line of the command being run, for error messages.
     pub line: usize,
     /// Lines before this shell's script in its parent's (a subshell reports the parent's
-    /// line numbers, as bash's command substitutions and subshells do).
-    pub line_base: usize,
+    /// line numbers, as bash's command substitutions and subshells do). Inside a function
+    /// it maps the lines of the text the function was parsed from to the lines of its
+    /// definition (see `function_line_base`), so it can be negative.
+    pub line_base: i64,
+    /// The `line_base` each function runs with: its definition's line in the script bash
+    /// read, minus the line it has in the text this shell parsed it from (a subshell gets
+    /// its functions from the prelude).
+    pub function_line_base: HashMap<String, i64>,
+    /// Each function's definition as written, when it could be cut from the script: the
+    /// prelude hands it to subshells as it was, so lines inside it keep their numbers.
+    pub function_texts: HashMap<String, Rc<str>>,
     /// The text the running program was parsed from, as the parser read it: a subshell's
     /// commands are cut from it with their line breaks, so their lines count as bash counts.
     pub source: Option<std::rc::Rc<str>>,
@@ -179,6 +208,8 @@ pub struct Shell {
     pub in_prelude: bool,
     /// `umask`'s value (see [`crate::umask`]).
     pub umask: u32,
+    /// The programs this shell found on `PATH` (see [`crate::hash`]).
+    pub hashed: Vec<crate::hash::Hashed>,
 }
 
 /// Nesting limit for functions, `source` and substitutions: deep recursion must end in a
@@ -196,6 +227,7 @@ impl Shell {
                     exported: true,
                     readonly: false,
                     integer: false,
+                    declared_only: false,
                 },
             );
         }
@@ -232,6 +264,8 @@ impl Shell {
             exit_code: None,
             line: 1,
             line_base: 0,
+            function_line_base: HashMap::new(),
+            function_texts: HashMap::new(),
             source: None,
             pid,
             last_bg_pid: None,
@@ -257,6 +291,7 @@ impl Shell {
             trace_level: 0,
             in_prelude: false,
             umask: 0o022,
+            hashed: Vec::new(),
         };
         for (k, v) in [("IFS", " \t\n"), ("OPTIND", "1"), ("PS4", "+ ")] {
             if sh.get_var(k).is_none() {
@@ -268,13 +303,53 @@ impl Shell {
         sh
     }
 
+    /// The variable `name` as assigned: one declared without a value is unset to a reader.
     fn lookup(&self, name: &str) -> Option<&Var> {
+        self.get_declared(name).filter(|v| !v.declared_only)
+    }
+
+    /// The variable `name` with its attributes, whether or not it has a value (`declare -p`).
+    pub fn get_declared(&self, name: &str) -> Option<&Var> {
         for scope in self.locals.iter().rev() {
             if let Some(v) = scope.get(name) {
                 return v.as_ref();
             }
         }
         self.globals.get(name)
+    }
+
+    /// Declares `name` without a value where it does not exist yet, in the innermost scope
+    /// when `local`; an existing variable keeps its value.
+    pub fn declare_only(&mut self, name: &str, local: bool) {
+        if local && let Some(scope) = self.locals.last_mut() {
+            let slot = scope.entry(name.to_string()).or_insert(None);
+            if slot.is_none() {
+                *slot = Some(Var::declared());
+            }
+            return;
+        }
+        if self.get_declared(name).is_some() {
+            return;
+        }
+        match self.lookup_mut(name) {
+            // A local that was unset: declared again in its scope.
+            Some(slot) => *slot = Some(Var::declared()),
+            None => {
+                self.globals.insert(name.to_string(), Var::declared());
+            }
+        }
+    }
+
+    /// Sets an attribute of `name` whether or not it has a value.
+    fn declared_mut(&mut self, name: &str) -> Option<&mut Var> {
+        let in_scope = self
+            .locals
+            .iter()
+            .rposition(|scope| scope.contains_key(name));
+        match in_scope {
+            Some(i) => self.locals[i].get_mut(name).and_then(Option::as_mut),
+            None => self.globals.get_mut(name),
+        }
     }
 
     fn lookup_mut(&mut self, name: &str) -> Option<&mut Option<Var>> {
@@ -290,22 +365,14 @@ impl Shell {
 
     /// `declare -i` on a variable (created empty when it does not exist).
     pub fn set_integer(&mut self, name: &str) {
-        if self.lookup(name).is_none() {
-            let _ = self.set_value(name, Value::Scalar(String::new()));
-        }
-        match self.lookup_mut(name) {
-            Some(Some(var)) => var.integer = true,
-            Some(None) => {}
-            None => {
-                if let Some(var) = self.globals.get_mut(name) {
-                    var.integer = true;
-                }
-            }
+        self.declare_only(name, false);
+        if let Some(var) = self.declared_mut(name) {
+            var.integer = true;
         }
     }
 
     pub fn is_integer(&self, name: &str) -> bool {
-        self.lookup(name).is_some_and(|v| v.integer)
+        self.get_declared(name).is_some_and(|v| v.integer)
     }
 
     pub fn get_scalar(&self, name: &str) -> Option<String> {
@@ -320,13 +387,17 @@ impl Shell {
         if let Some(slot) = self.lookup_mut(name) {
             match slot {
                 Some(v) if v.readonly => return Err(format!("{name}: readonly variable")),
-                Some(v) => v.value = value,
+                Some(v) => {
+                    v.value = value;
+                    v.declared_only = false;
+                }
                 None => {
                     *slot = Some(Var {
                         value,
                         exported: false,
                         readonly: false,
                         integer: false,
+                        declared_only: false,
                     })
                 }
             }
@@ -336,6 +407,7 @@ impl Shell {
             Some(v) if v.readonly => Err(format!("{name}: readonly variable")),
             Some(v) => {
                 v.value = value;
+                v.declared_only = false;
                 Ok(())
             }
             None => {
@@ -346,6 +418,7 @@ impl Shell {
                         exported: false,
                         readonly: false,
                         integer: false,
+                        declared_only: false,
                     },
                 );
                 Ok(())
@@ -391,24 +464,19 @@ impl Shell {
         self.globals.remove(name);
     }
 
+    /// Marks `name` exported; a name with no variable is declared without a value.
     pub fn export(&mut self, name: &str) {
-        if let Some(Some(v)) = self.lookup_mut(name) {
+        self.declare_only(name, false);
+        if let Some(v) = self.declared_mut(name) {
             v.exported = true;
-            return;
         }
-        match self.globals.get_mut(name) {
-            Some(v) => v.exported = true,
-            None => {
-                self.globals.insert(
-                    name.to_string(),
-                    Var {
-                        value: Value::Scalar(String::new()),
-                        exported: true,
-                        readonly: false,
-                        integer: false,
-                    },
-                );
-            }
+    }
+
+    /// Marks `name` read-only; a name with no variable is declared without a value.
+    pub fn make_readonly(&mut self, name: &str) {
+        self.declare_only(name, false);
+        if let Some(v) = self.declared_mut(name) {
+            v.readonly = true;
         }
     }
 
@@ -440,6 +508,11 @@ impl Shell {
         if let Some(text) = script {
             self.set_scalar("BASH_EXECUTION_STRING", text.to_string());
         }
+        // bash starts with OLDPWD exported and unset (`declare -x OLDPWD`) when the
+        // environment has none; `cd` gives it a value.
+        if self.get_declared("OLDPWD").is_none() {
+            self.export("OLDPWD");
+        }
         let mut readonly = |name: &str, value: Value| {
             self.globals.insert(
                 name.to_string(),
@@ -448,6 +521,7 @@ impl Shell {
                     exported: false,
                     readonly: true,
                     integer: false,
+                    declared_only: false,
                 },
             );
         };
@@ -503,6 +577,7 @@ impl Shell {
                 exported: true,
                 readonly: false,
                 integer: false,
+                declared_only: false,
             },
         );
     }
@@ -511,14 +586,14 @@ impl Shell {
     pub fn child_env(&self, extra: &[(String, String)]) -> Vec<(String, String)> {
         let mut env: BTreeMap<String, String> = BTreeMap::new();
         for (k, v) in &self.globals {
-            if v.exported {
+            if v.exported && !v.declared_only {
                 env.insert(k.clone(), v.value.scalar());
             }
         }
         for scope in &self.locals {
             for (k, v) in scope {
                 match v {
-                    Some(v) if v.exported => {
+                    Some(v) if v.exported && !v.declared_only => {
                         env.insert(k.clone(), v.value.scalar());
                     }
                     _ => {}
@@ -579,13 +654,18 @@ impl Shell {
         self.err(&text);
     }
 
+    /// A line of the parsed text as bash numbers it (see `line_base`).
+    pub fn shifted(&self, line: usize) -> usize {
+        (line as i64 + self.line_base).max(0) as usize
+    }
+
     /// `bash: line 3: message` — the prefix bash uses for errors in `-c` scripts.
     pub fn error(&self, msg: &str) {
         // A dropped command says nothing more (its expansion's failure has been reported).
         if self.flow == Flow::Discard {
             return;
         }
-        let line = self.line + self.line_base;
+        let line = self.shifted(self.line);
         match self.dialect {
             crate::dialect::Dialect::Bash => {
                 let name = self.function_source.as_deref().unwrap_or(&self.name);
