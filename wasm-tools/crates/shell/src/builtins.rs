@@ -38,7 +38,7 @@ pub const SET_O_OPTIONS: &[&str] = &[
     "xtrace",
 ];
 
-const BUILTINS: &[&str] = &[
+pub const BUILTINS: &[&str] = &[
     ":",
     ".",
     "[",

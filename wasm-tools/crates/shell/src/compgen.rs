@@ -4,70 +4,21 @@
 use crate::builtin_options::{self, OptionError};
 use crate::state::{Shell, Value};
 
-/// bash 5.1's builtins as `compgen -b` lists them (its table is sorted).
-const BASH_BUILTINS: &[&str] = &[
-    ".",
-    ":",
-    "[",
-    "alias",
-    "bg",
-    "bind",
-    "break",
-    "builtin",
-    "caller",
-    "cd",
-    "command",
-    "compgen",
-    "complete",
-    "compopt",
-    "continue",
-    "declare",
-    "dirs",
-    "disown",
-    "echo",
-    "enable",
-    "eval",
-    "exec",
-    "exit",
-    "export",
-    "false",
-    "fc",
-    "fg",
-    "getopts",
-    "hash",
-    "help",
-    "history",
-    "jobs",
-    "kill",
-    "let",
-    "local",
-    "logout",
-    "mapfile",
-    "popd",
-    "printf",
-    "pushd",
-    "pwd",
-    "read",
-    "readarray",
-    "readonly",
-    "return",
-    "set",
-    "shift",
-    "shopt",
-    "source",
-    "suspend",
-    "test",
-    "times",
-    "trap",
-    "true",
-    "type",
-    "typeset",
-    "ulimit",
-    "umask",
-    "unalias",
-    "unset",
-    "wait",
-];
+/// bash 5.1's builtins this shell does not have (completion and history are for terminals,
+/// which an action's shell has none of): `compgen -b` still lists them, as bash does.
+const BUILTINS_NOT_HERE: &[&str] = &["complete", "compopt", "enable", "fc"];
+
+/// bash's builtins, sorted as its table is.
+fn bash_builtins() -> Vec<String> {
+    let mut all: Vec<String> = crate::builtins::BUILTINS
+        .iter()
+        .chain(BUILTINS_NOT_HERE)
+        .filter(|b| !b.starts_with("__") && **b != "which")
+        .map(|b| b.to_string())
+        .collect();
+    all.sort();
+    all
+}
 
 /// bash's reserved words in the order of its table.
 const KEYWORDS: &[&str] = &[
@@ -183,7 +134,7 @@ impl Shell {
         let mut found: Vec<String> = match action {
             "alias" | "job" | "running" | "stopped" | "disabled" | "hostname" | "service"
             | "binding" => Vec::new(),
-            "builtin" | "enabled" => BASH_BUILTINS.iter().map(|b| b.to_string()).collect(),
+            "builtin" | "enabled" => bash_builtins(),
             "keyword" => KEYWORDS.iter().map(|k| k.to_string()).collect(),
             "function" => sorted(self.functions.keys().cloned().collect()),
             "variable" => sorted(self.variable_names(|_| true)),
@@ -210,7 +161,7 @@ impl Shell {
             "group" => database_names("/etc/group"),
             "command" => {
                 let mut all: Vec<String> = KEYWORDS.iter().map(|k| k.to_string()).collect();
-                all.extend(BASH_BUILTINS.iter().map(|b| b.to_string()));
+                all.extend(bash_builtins());
                 all.extend(sorted(self.functions.keys().cloned().collect()));
                 all.extend(self.applets.iter().cloned());
                 all

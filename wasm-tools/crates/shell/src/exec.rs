@@ -275,6 +275,12 @@ impl Shell {
     /// Starts one pipeline stage with the given stdio; returns its pid, or the status of a
     /// stage that ended before starting (command not found, redirection error).
     fn start_stage(&mut self, stage: &Command, stdio: [Handle; 3]) -> (Option<u32>, i32) {
+        // The stage's subshell counts its lines from this one.
+        if let Command::Simple(sc) = stage
+            && let Some(line) = command_line(sc, self.dialect)
+        {
+            self.line = line;
+        }
         if let Command::Simple(sc) = stage
             && self.names_external_command(sc)
         {

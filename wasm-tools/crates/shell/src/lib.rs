@@ -146,6 +146,8 @@ pub fn main(args: Vec<OsString>, applets: &[&str]) -> i32 {
         shell.in_prelude = true;
         shell.run_script_text(&prelude);
         shell.in_prelude = false;
+        // The prelude's lines are not the script's.
+        shell.line = 1;
         shell.flow = Flow::Normal;
     }
     if let Some(level) = std::env::var("INTERCODE_TRACE_LEVEL")
