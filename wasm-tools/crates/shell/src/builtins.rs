@@ -1470,12 +1470,8 @@ impl Shell {
     /// What a name runs, in bash's order (keyword, function, builtin, files on `$PATH`): the
     /// kind `type -t` prints, `type`'s sentence, and `command -v`'s word.
     fn describe_command(&self, a: &str) -> Vec<(&'static str, String, String)> {
-        const KEYWORDS: &[&str] = &[
-            "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
-            "do", "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc",
-        ];
         let mut found = Vec::new();
-        if KEYWORDS.contains(&a) {
+        if crate::compgen::KEYWORDS.contains(&a) {
             found.push(("keyword", format!("{a} is a shell keyword"), a.to_string()));
         }
         if let Some(f) = self.functions.get(a) {

@@ -21,7 +21,7 @@ fn bash_builtins() -> Vec<String> {
 }
 
 /// bash's reserved words in the order of its table.
-const KEYWORDS: &[&str] = &[
+pub const KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do",
     "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc",
 ];

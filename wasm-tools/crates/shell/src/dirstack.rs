@@ -41,6 +41,13 @@ impl Shell {
         }
     }
 
+    /// The working directory, then the stack: what `dirs` lists and `+N` counts.
+    fn stack_entries(&self) -> Vec<String> {
+        std::iter::once(self.cwd.clone())
+            .chain(self.directory_stack())
+            .collect()
+    }
+
     pub fn set_directory_stack(&mut self, stack: Vec<String>) {
         let entries = std::iter::once(self.cwd.clone())
             .chain(stack)
@@ -62,8 +69,9 @@ impl Shell {
     }
 
     fn print_stack(&mut self, listing: Listing, long: bool) {
-        let entries: Vec<String> = std::iter::once(self.cwd.clone())
-            .chain(self.directory_stack())
+        let entries: Vec<String> = self
+            .stack_entries()
+            .into_iter()
             .map(|d| if long { d } else { self.tilde_form(&d) })
             .collect();
         let text = match listing {
@@ -102,10 +110,7 @@ impl Shell {
                 let Ok(i) = index else {
                     return self.stack_index_error("dirs", arg);
                 };
-                let dir = std::iter::once(self.cwd.clone())
-                    .chain(self.directory_stack())
-                    .nth(i)
-                    .unwrap_or_default();
+                let dir = self.stack_entries().swap_remove(i);
                 let shown = if long { dir } else { self.tilde_form(&dir) };
                 self.out(&format!("{shown}\n"));
                 return 0;
@@ -160,8 +165,7 @@ impl Shell {
                 Some(Err(())) => return self.stack_index_error("pushd", word),
                 Some(Ok(i)) => {
                     // Rotate entry `i` to the top.
-                    let mut entries: Vec<String> =
-                        std::iter::once(self.cwd.clone()).chain(stack).collect();
+                    let mut entries = self.stack_entries();
                     entries.rotate_left(i);
                     let target = entries[0].clone();
                     if !no_change && self.enter_directory("pushd", &target) != 0 {

@@ -298,11 +298,7 @@ impl Shell {
                 }) if !argv.is_empty() => match self.resolve(&argv) {
                     Resolved::External(real_argv) => match self.apply_redirects(&redirects) {
                         Ok(saved) => {
-                            if self.options.xtrace {
-                                let line: Vec<String> =
-                                    argv.iter().map(|a| crate::quote::xtrace_quote(a)).collect();
-                                self.trace(&line.join(" "));
-                            }
+                            self.trace_command(&argv);
                             let env = self.child_env(&assignments_env(&assignments));
                             // bash forks a subshell for the stage, which then runs the
                             // program in its own place: the program sees SHLVL one lower.
@@ -643,6 +639,14 @@ impl Shell {
             let ps4 = self.get_scalar("PS4").unwrap_or_else(|| "+ ".into());
             let deeper: String = ps4.chars().take(1).cycle().take(self.trace_level).collect();
             self.err(&format!("{deeper}{ps4}{text}\n"));
+        }
+    }
+
+    /// `set -x`'s line for a command about to run, its words quoted where needed.
+    fn trace_command(&self, argv: &[String]) {
+        if self.options.xtrace {
+            let line: Vec<String> = argv.iter().map(|a| crate::quote::xtrace_quote(a)).collect();
+            self.trace(&line.join(" "));
         }
     }
 
@@ -1055,9 +1059,8 @@ impl Shell {
                 return status;
             }
         };
-        if self.options.xtrace && !argv.is_empty() {
-            let line: Vec<String> = argv.iter().map(|a| crate::quote::xtrace_quote(a)).collect();
-            self.trace(&line.join(" "));
+        if !argv.is_empty() {
+            self.trace_command(&argv);
         }
         if argv.is_empty() {
             // Assignments only (made while preparing), and redirections, which still create
@@ -1323,22 +1326,12 @@ impl Shell {
             return fallback;
         };
         // The cut text must parse back to this very subshell.
-        let reparsed = crate::syntax::parse(&cut, self.dialect).ok();
-        let same =
-            reparsed
-                .as_ref()
-                .is_some_and(|program| match program.complete_commands.as_slice() {
-                    [list] => match list.0.as_slice() {
-                        [item] => match item.0.first.seq.as_slice() {
-                            [Command::Compound(CompoundCommand::Subshell(again), None)] => {
-                                again.list.to_string() == printed
-                            }
-                            _ => false,
-                        },
-                        _ => false,
-                    },
-                    _ => false,
-                });
+        let same = self.parses_to_one(&cut, |command| match command {
+            Command::Compound(CompoundCommand::Subshell(again), None) => {
+                again.list.to_string() == printed
+            }
+            _ => false,
+        });
         if !same {
             return fallback;
         }
@@ -1361,20 +1354,28 @@ impl Shell {
         [cut.clone(), format!("function {cut}")]
             .into_iter()
             .find(|text| {
-                crate::syntax::parse(text, self.dialect)
-                    .ok()
-                    .is_some_and(|program| match program.complete_commands.as_slice() {
-                        [list] => match list.0.as_slice() {
-                            [item] => match item.0.first.seq.as_slice() {
-                                [Command::Function(again)] => again.to_string() == printed,
-                                _ => false,
-                            },
-                            _ => false,
-                        },
-                        _ => false,
-                    })
+                self.parses_to_one(text, |command| {
+                    matches!(command, Command::Function(again) if again.to_string() == printed)
+                })
             })
             .map(Rc::from)
+    }
+
+    /// Whether `text` parses to a single command that `same` accepts: how text cut from the
+    /// running program is checked to be what the tree holds.
+    fn parses_to_one(&self, text: &str, same: impl Fn(&Command) -> bool) -> bool {
+        crate::syntax::parse(text, self.dialect)
+            .ok()
+            .is_some_and(|program| match program.complete_commands.as_slice() {
+                [list] => match list.0.as_slice() {
+                    [item] => match item.0.first.seq.as_slice() {
+                        [command] => same(command),
+                        _ => false,
+                    },
+                    _ => false,
+                },
+                _ => false,
+            })
     }
 
     /// Starts a copy of this shell running `script` (see the module docs).
