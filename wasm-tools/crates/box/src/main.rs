@@ -34,6 +34,7 @@ use std::io::Write;
 const LOCAL: &[(&str, applets::AppletMain)] = &[
     ("cat", cat::main),
     ("cp", cp_modes::main),
+    ("jq", jq::main),
     ("shasum", shasum::main),
     ("sleep", sleep::main),
     ("tac", tac::main),
