@@ -10,7 +10,7 @@ use rustpython::InterpreterConfig;
 use rustpython::vm::builtins::PyStrRef;
 use rustpython::vm::compiler::Mode;
 use rustpython::vm::scope::Scope;
-use rustpython::vm::{PyResult, Settings, VirtualMachine};
+use rustpython::vm::{AsObject, PyResult, Settings, VirtualMachine};
 use std::io::{Read, Write};
 
 /// What the command line asks to run.
@@ -248,12 +248,13 @@ pub fn main(program_name: &str, args: &[String]) -> i32 {
             Ok(source) => script_source = Some(source),
             Err(ScriptError::Directory) => {} // runpy looks for its __main__.py
             Err(ScriptError::Io(e)) => {
+                let linux = e.raw_os_error().map_or(5, crate::oserror::linux_errno);
                 let _ = writeln!(
                     std::io::stderr(),
                     "{program_name}: can't open file {}: [Errno {}] {}",
                     python_repr(&absolute(path)),
-                    e.raw_os_error().map(errno_number).unwrap_or(5),
-                    errno_text(&e)
+                    linux,
+                    crate::oserror::strerror(linux)
                 );
                 return 2;
             }
@@ -263,7 +264,16 @@ pub fn main(program_name: &str, args: &[String]) -> i32 {
         .settings(settings(&inv))
         .init_stdlib()
         .interpreter();
-    let code = interp.run(|vm| run(vm, &inv, script_source.as_deref()));
+    let code = interp.run(|vm| match run(vm, &inv, script_source.as_deref()) {
+        // CPython writes the traceback before its block-buffered stdout is flushed at exit;
+        // RustPython flushes first. Printed here, the traceback comes first, as in CPython.
+        Err(exc) if !exc.fast_isinstance(vm.ctx.exceptions.system_exit) => {
+            vm.print_exception(exc);
+            let one = vm.ctx.new_int(1).into();
+            Err(vm.new_exception(vm.ctx.exceptions.system_exit.to_owned(), vec![one]))
+        }
+        other => other,
+    });
     i32::from(code)
 }
 
@@ -297,6 +307,7 @@ fn run(vm: &VirtualMachine, inv: &Invocation, script_source: Option<&str>) -> Py
     vm.sys_module
         .set_attr("executable", vm.ctx.new_str("/usr/bin/python3"), vm)?;
     crate::stdio::utf8_fast_path(vm)?;
+    crate::oserror::install(vm)?;
     let scope = main_module(vm)?;
     match &inv.program {
         Program::Command(cmd) => {
@@ -317,9 +328,9 @@ fn run(vm: &VirtualMachine, inv: &Invocation, script_source: Option<&str>) -> Py
         }
         Program::Script(path) => match script_source {
             Some(source) => {
-                let dir = parent_dir(&absolute(path));
-                prepend_path(vm, inv, &dir)?;
-                exec(vm, scope, source, path, true)
+                let file = absolute(path);
+                prepend_path(vm, inv, &parent_dir(&without_dots(&file)))?;
+                exec(vm, scope, source, &file, true)
             }
             None => {
                 // A directory: its `__main__.py` is the program, the directory goes first on
@@ -406,14 +417,22 @@ fn cwd() -> String {
         .unwrap_or_else(|_| "/".into())
 }
 
+/// The script's path as CPython 3.10 makes it absolute: the directory, `/`, the path as given
+/// (`//x.py` from `/`, `/tmp/./x.py` for `./x.py`), nothing normalised.
 fn absolute(path: &str) -> String {
     if path.starts_with('/') {
         return path.to_string();
     }
-    let base = cwd();
-    let base = base.trim_end_matches('/');
-    let rel = path.strip_prefix("./").unwrap_or(path);
-    format!("{base}/{rel}")
+    format!("{}/{path}", cwd())
+}
+
+/// An absolute path without empty and `.` components (`//tmp/./x.py` is `/tmp/x.py`).
+fn without_dots(path: &str) -> String {
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    format!("/{}", parts.join("/"))
 }
 
 fn parent_dir(path: &str) -> String {
@@ -430,32 +449,5 @@ fn python_repr(s: &str) -> String {
         format!("\"{s}\"")
     } else {
         format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
-    }
-}
-
-/// WASI reports errno values in its own numbering; CPython prints Linux's.
-fn errno_number(wasi: i32) -> i32 {
-    match wasi {
-        2 => 13,  // EACCES
-        44 => 2,  // ENOENT
-        54 => 20, // ENOTDIR
-        31 => 21, // EISDIR
-        32 => 40, // ELOOP
-        37 => 36, // ENAMETOOLONG
-        63 => 1,  // EPERM
-        _ => 5,   // EIO
-    }
-}
-
-fn errno_text(e: &std::io::Error) -> &'static str {
-    match e.raw_os_error().map(errno_number) {
-        Some(2) => "No such file or directory",
-        Some(13) => "Permission denied",
-        Some(20) => "Not a directory",
-        Some(21) => "Is a directory",
-        Some(40) => "Too many levels of symbolic links",
-        Some(36) => "File name too long",
-        Some(1) => "Operation not permitted",
-        _ => "Input/output error",
     }
 }

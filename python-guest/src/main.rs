@@ -25,6 +25,7 @@
 //! stdout and stderr are the host's capture streams.
 
 mod cli;
+mod oserror;
 mod stdio;
 
 use rustpython::InterpreterConfig;

@@ -81,25 +81,11 @@ pub fn parse(args: &[String], files: &dyn FileSource) -> Command {
             continue;
         }
         if let Some(long) = text.strip_prefix("--") {
+            if switch(&mut o, long) {
+                continue;
+            }
             match long {
-                "slurp" => o.slurp = true,
-                "raw-output" => o.raw_output = true,
-                "join-output" => {
-                    o.raw_output = true;
-                    o.join_output = true
-                }
-                "compact-output" => o.style.indent = None,
-                "color-output" => o.style.color = true,
-                "monochrome-output" => o.style.color = false,
-                "ascii-output" => o.style.ascii = true,
-                "sort-keys" => o.style.sort_keys = true,
-                "raw-input" => o.raw_input = true,
-                "null-input" => o.null_input = true,
-                "from-file" => o.filter_from_file = true,
-                "exit-status" => o.exit_status = true,
                 "unbuffered" | "stream-errors" => {}
-                "seq" => o.seq = true,
-                "stream" => o.stream = true,
                 "tab" => {
                     o.style.tab = true;
                     o.style.indent = Some(1);
@@ -186,28 +172,59 @@ pub fn parse(args: &[String], files: &dyn FileSource) -> Command {
         let letters = &text[1..];
         for c in letters.chars() {
             match c {
-                's' => o.slurp = true,
-                'r' => o.raw_output = true,
-                'j' => {
-                    o.raw_output = true;
-                    o.join_output = true
-                }
-                'c' => o.style.indent = None,
-                'C' => o.style.color = true,
-                'M' => o.style.color = false,
-                'a' => o.style.ascii = true,
-                'S' => o.style.sort_keys = true,
-                'R' => o.raw_input = true,
-                'n' => o.null_input = true,
-                'f' => o.filter_from_file = true,
-                'e' => o.exit_status = true,
                 'h' => return Command::Help,
                 'V' => return Command::Version,
-                _ => return Command::Usage(format!("Unknown option {text}")),
+                c => {
+                    let long = SHORT.iter().find(|(letter, _)| *letter == c);
+                    if !long.is_some_and(|(_, long)| switch(&mut o, long)) {
+                        return Command::Usage(format!("Unknown option {text}"));
+                    }
+                }
             }
         }
     }
     Command::Run(Box::new(o))
+}
+
+/// The letters that stand for switches, and the switches' long names.
+const SHORT: &[(char, &str)] = &[
+    ('s', "slurp"),
+    ('r', "raw-output"),
+    ('j', "join-output"),
+    ('c', "compact-output"),
+    ('C', "color-output"),
+    ('M', "monochrome-output"),
+    ('a', "ascii-output"),
+    ('S', "sort-keys"),
+    ('R', "raw-input"),
+    ('n', "null-input"),
+    ('f', "from-file"),
+    ('e', "exit-status"),
+];
+
+/// Turns on the switch of that long name; false when there is none.
+fn switch(o: &mut Options, long: &str) -> bool {
+    match long {
+        "slurp" => o.slurp = true,
+        "raw-output" => o.raw_output = true,
+        "join-output" => {
+            o.raw_output = true;
+            o.join_output = true
+        }
+        "compact-output" => o.style.indent = None,
+        "color-output" => o.style.color = true,
+        "monochrome-output" => o.style.color = false,
+        "ascii-output" => o.style.ascii = true,
+        "sort-keys" => o.style.sort_keys = true,
+        "raw-input" => o.raw_input = true,
+        "null-input" => o.null_input = true,
+        "from-file" => o.filter_from_file = true,
+        "exit-status" => o.exit_status = true,
+        "seq" => o.seq = true,
+        "stream" => o.stream = true,
+        _ => return false,
+    }
+    true
 }
 
 /// C's `atoi`: leading blanks, a sign, digits; anything else ends it.

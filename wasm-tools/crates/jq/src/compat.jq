@@ -15,8 +15,8 @@ def @tsv: _jq_format("tsv");
 def join($sep): reduce .[] as $x (null;
   (if . == null then "" else . + $sep end)
   + ($x | if . == null then "" elif type == "boolean" or type == "number" then tojson else . end)) // "";
-# Bottom-up, objects rebuilt in key order.
-def walk(f): if type == "object" then with_entries(.value |= walk(f)) | to_entries | sort_by(.key) | from_entries | f
+# Bottom-up, keys in their order.
+def walk(f): if type == "object" then map_values(walk(f)) | f
   elif type == "array" then map(walk(f)) | f else f end;
 # No more input is an error named "break".
 def input: first(inputs, error("break"));
@@ -36,3 +36,24 @@ def fromjson: _jq_fromjson;
 def tonumber: if type == "number" then . else _jq_fromjson end;
 def INDEX(stream; f): reduce stream as $row ({}; .[$row | f | tostring] = $row);
 def INDEX(f): INDEX(.[]; f);
+# Division by zero is an error in jq, so these do not divide.
+def nan: _jq_nan;
+def infinite: 1e1000;
+def isnan: . < nan and nan < .;
+def isinfinite: . == infinite or . == -infinite;
+def isfinite: isnumber and (isinfinite | not);
+def isnormal: isnumber and ((. == 0 or isnan or isinfinite) | not);
+def finites: select(isfinite);
+def normals: select(isnormal);
+def logb: if . == 0 then -infinite elif isinfinite then infinite elif isnan then . else ilogb | . + 0.0 end;
+def significand: if isinfinite or isnan then . elif . == 0 then 0 else scalbln(.; ilogb | -1 * .) end;
+# Paths are deleted from the last, so that earlier deletions do not shift later ones.
+def delpaths($paths): reduce ($paths | unique | reverse)[] as $p (.; getpath($p) |= empty);
+def del(f): delpaths([path(f)]);
+def keys_unsorted: _jq_keys;
+def keys: _jq_keys | sort;
+def startswith($s): if type == "string" and ($s | type) == "string"
+  then .[:($s | length)] == $s else error("startswith() requires string inputs") end;
+def endswith($s): if type == "string" and ($s | type) == "string"
+  then (length - ($s | length)) as $n | $n >= 0 and .[$n:] == $s
+  else error("endswith() requires string inputs") end;

@@ -3,12 +3,107 @@
 
 use crate::cli::Options;
 use crate::input::Reader;
+use crate::messages;
 use crate::run::Position;
 use jaq_json::Val;
+use std::cell::{Cell, OnceCell};
+use std::io::Read;
+
+/// Every input file's bytes in turn, and where each ends with its name (`None`: stdin).
+pub struct Source {
+    all: Vec<u8>,
+    bounds: Vec<(usize, Option<String>)>,
+}
+
+impl Source {
+    /// Reads the files (standard input when there are none), saying which cannot be opened.
+    fn read(files: &[String], failed: &Cell<bool>) -> Source {
+        let stdin = || {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .map(|_| bytes)
+        };
+        let mut source = Source {
+            all: Vec::new(),
+            bounds: Vec::new(),
+        };
+        if files.is_empty() {
+            source.all = stdin().unwrap_or_default();
+            source.bounds.push((source.all.len(), None));
+            return source;
+        }
+        for f in files {
+            let read = if f == "-" { stdin() } else { std::fs::read(f) };
+            match read {
+                Ok(bytes) => {
+                    source.all.extend_from_slice(&bytes);
+                    source
+                        .bounds
+                        .push((source.all.len(), (f != "-").then(|| f.clone())));
+                }
+                Err(e) => {
+                    eprintln!(
+                        "jq: error: Could not open file {f}: {}",
+                        messages::strerror(&e)
+                    );
+                    failed.set(true);
+                }
+            }
+        }
+        source
+    }
+}
+
+/// The input values, the files read at the first one asked for.
+pub struct Lazy<'a> {
+    source: &'a OnceCell<Source>,
+    options: &'a Options,
+    position: &'a Position,
+    failed: &'a Cell<bool>,
+    values: Option<Box<dyn Iterator<Item = Result<Val, String>> + 'a>>,
+}
+
+impl<'a> Lazy<'a> {
+    pub fn new(
+        source: &'a OnceCell<Source>,
+        options: &'a Options,
+        position: &'a Position,
+        failed: &'a Cell<bool>,
+    ) -> Self {
+        Lazy {
+            source,
+            options,
+            position,
+            failed,
+            values: None,
+        }
+    }
+}
+
+impl Iterator for Lazy<'_> {
+    type Item = Result<Val, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.values.is_none() {
+            let source = self
+                .source
+                .get_or_init(|| Source::read(&self.options.files, self.failed));
+            self.values = Some(values(
+                &source.all,
+                &source.bounds,
+                self.options,
+                self.position,
+            ));
+        }
+        self.values.as_mut().and_then(Iterator::next)
+    }
+}
 
 /// The input values over `all` (the files' bytes in turn; `bounds` gives where each file
 /// ends and its name), updating `position` as they are read.
-pub fn values<'a>(
+fn values<'a>(
     all: &'a [u8],
     bounds: &'a [(usize, Option<String>)],
     o: &Options,

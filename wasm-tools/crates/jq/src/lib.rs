@@ -9,9 +9,11 @@ mod formats;
 mod input;
 mod inputs;
 mod messages;
+mod natives;
 mod output;
 mod run;
 mod stream;
+mod value;
 
 use std::ffi::OsString;
 use std::io::Write;

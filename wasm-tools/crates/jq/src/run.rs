@@ -4,28 +4,28 @@
 use crate::cli::Options;
 use crate::messages;
 use crate::output::{self, compact};
-use jaq_core::box_iter::box_once;
+use crate::value::V;
 use jaq_core::load::{Arena, File, Loader};
-use jaq_core::native::{Filter, Fun, bome, run as native, v};
-use jaq_core::{Compiler, Ctx, DataT, Exn, Lut, RunPtr, Vars, data};
+use jaq_core::native::run as native;
+use jaq_core::{Compiler, Ctx, DataT, Lut, Vars, data};
 use jaq_json::Val;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::io::Write;
 
 /// The kind of data the filter runs over.
 pub struct DataKind;
 
 impl DataT for DataKind {
-    type V<'a> = Val;
+    type V<'a> = V;
     type Data<'a> = &'a Data<'a>;
 }
 
 /// What natives can reach while the filter runs.
 pub struct Data<'a> {
     lut: &'a Lut<DataKind>,
-    inputs: Inputs<'a, Val>,
-    position: &'a Position,
+    inputs: Inputs<'a, V>,
+    pub(crate) position: &'a Position,
 }
 
 impl<'a> data::HasLut<'a, DataKind> for &'a Data<'a> {
@@ -34,8 +34,8 @@ impl<'a> data::HasLut<'a, DataKind> for &'a Data<'a> {
     }
 }
 
-impl<'a> HasInputs<'a, Val> for &'a Data<'a> {
-    fn inputs(&self) -> Inputs<'a, Val> {
+impl<'a> HasInputs<'a, V> for &'a Data<'a> {
+    fn inputs(&self) -> Inputs<'a, V> {
         self.inputs
     }
 }
@@ -44,8 +44,8 @@ impl<'a> HasInputs<'a, Val> for &'a Data<'a> {
 #[derive(Default)]
 pub struct Position {
     /// Whether any input has been asked for (before that, jq says `<unknown>`).
-    started: Cell<bool>,
-    file: RefCell<Option<String>>,
+    pub(crate) started: Cell<bool>,
+    pub(crate) file: RefCell<Option<String>>,
     /// Lines read so far: jq reads a line at a time, so the value's whole last line counts.
     pub(crate) line: Cell<usize>,
 }
@@ -66,73 +66,6 @@ impl Position {
 
 fn str_val(s: String) -> Val {
     Val::utf8_str(s)
-}
-
-/// Natives that come before jaq's, so that they win (the first native of a name is used).
-fn natives() -> Vec<Fun<DataKind>> {
-    let list: Vec<Filter<RunPtr<DataKind>>> = vec![
-        ("_jq_tostring", v(0), |cv| {
-            bome(Ok(match cv.1 {
-                s @ Val::TStr(_) => s,
-                other => str_val(compact(&other)),
-            }))
-        }),
-        ("_jq_tojson", v(0), |cv| bome(Ok(str_val(compact(&cv.1))))),
-        ("_jq_format", v(1), |mut cv| {
-            let name = cv.0.pop_var();
-            let name = match &name {
-                Val::TStr(b) => String::from_utf8_lossy(b).into_owned(),
-                _ => String::new(),
-            };
-            bome(
-                crate::formats::apply(&name, &cv.1)
-                    .map(str_val)
-                    .map_err(|e| jaq_core::Error::new(str_val(e))),
-            )
-        }),
-        ("_jq_debug", v(0), |cv| {
-            eprintln!("[\"DEBUG:\",{}]", compact(&cv.1));
-            box_once(Ok(cv.1))
-        }),
-        ("_jq_halt_error", v(1), |mut cv| {
-            let code = cv.0.pop_var();
-            let code = match &code {
-                Val::Num(n) => output::as_f64(n) as i32,
-                _ => 5,
-            };
-            match &cv.1 {
-                Val::TStr(b) => {
-                    let mut err = std::io::stderr().lock();
-                    let _ = err.write_all(b);
-                }
-                Val::Null => {}
-                other => eprintln!("{}", compact(other)),
-            }
-            box_once(Err(Exn::halt(code)))
-        }),
-        ("_jq_tostream", v(0), |cv| {
-            Box::new(crate::stream::events(cv.1).into_iter().map(Ok))
-        }),
-        ("_jq_fromjson", v(0), |cv| {
-            let text = match &cv.1 {
-                Val::TStr(b) => String::from_utf8_lossy(b).into_owned(),
-                other => compact(other),
-            };
-            bome(crate::cli::one_value(&text).map_err(|e| {
-                jaq_core::Error::new(str_val(format!("{e} (while parsing '{text}')")))
-            }))
-        }),
-        ("input_filename", v(0), |cv| {
-            let position = cv.0.data().position;
-            let name = position.file.borrow().clone();
-            bome(Ok(name.map_or(Val::Null, str_val)))
-        }),
-        ("input_line_number", v(0), |cv| {
-            let line = cv.0.data().position.line.get();
-            bome(Ok(Val::from(line as isize)))
-        }),
-    ];
-    list.into_iter().map(native::<DataKind>).collect()
 }
 
 const COMPAT: &str = include_str!("compat.jq");
@@ -207,11 +140,10 @@ pub fn run(o: Options) -> i32 {
             return crate::compile_errors::report_load(&filter_text, errors);
         }
     };
-    let funs = natives()
+    let funs = crate::natives::natives()
         .into_iter()
         .chain(jaq_core::funs::<DataKind>())
         .chain(jaq_std::funs::<DataKind>())
-        .chain(jaq_json::funs::<DataKind>())
         .chain(
             jaq_std::input::funs::<DataKind>()
                 .into_vec()
@@ -227,60 +159,30 @@ pub fn run(o: Options) -> i32 {
         Err(errors) => return crate::compile_errors::report_compile(&filter_text, errors),
     };
 
-    // The input: every file's bytes in turn (jq reads them as one stream).
-    let mut input_failed = false;
-    let mut chunks: Vec<(Option<String>, Vec<u8>)> = Vec::new();
-    if o.files.is_empty() {
-        let mut bytes = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes);
-        chunks.push((None, bytes));
-    } else {
-        for f in &o.files {
-            let read = if f == "-" {
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
-            } else {
-                std::fs::read(f)
-            };
-            match read {
-                Ok(bytes) => chunks.push(((f != "-").then(|| f.clone()), bytes)),
-                Err(e) => {
-                    eprintln!(
-                        "jq: error: Could not open file {f}: {}",
-                        messages::strerror(&e)
-                    );
-                    input_failed = true;
-                }
-            }
-        }
-    }
-    let mut all = Vec::new();
-    let mut bounds = Vec::new();
-    for (name, bytes) in chunks {
-        all.extend_from_slice(&bytes);
-        bounds.push((all.len(), name));
-    }
-
+    // The input, read when first asked for (`jq -n` never reads it): every file's bytes in
+    // turn, as jq reads them, one stream.
+    let input_failed = Cell::new(false);
+    let source: OnceCell<crate::inputs::Source> = OnceCell::new();
     let position = Position::default();
-    let values = crate::inputs::values(&all, &bounds, &o, &position);
-    let inputs: Box<dyn Iterator<Item = Result<Val, String>> + '_> = values;
+    let inputs: Box<dyn Iterator<Item = Result<V, String>> + '_> =
+        Box::new(crate::inputs::Lazy::new(&source, &o, &position, &input_failed).map(|r| r.map(V)));
     let inputs = RcIter::new(inputs);
     let data = Data {
         lut: &filter.lut,
         inputs: &inputs,
         position: &position,
     };
-    let ctx = Ctx::<DataKind>::new(&data, Vars::new(var_values));
+    let ctx = Ctx::<DataKind>::new(&data, Vars::new(var_values.into_iter().map(V)));
 
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(4096, stdout.lock());
     let mut status: i32 = 0;
     let halted: Cell<Option<i32>> = Cell::new(None);
-    let process = |value: Val, out: &mut std::io::BufWriter<std::io::StdoutLock>| -> i32 {
+    let process = |value: V, out: &mut std::io::BufWriter<std::io::StdoutLock>| -> i32 {
         let mut ret = 14;
         for result in filter.id.run((ctx.clone(), value)) {
             match result {
-                Ok(v) => {
+                Ok(V(v)) => {
                     if o.seq {
                         let _ = out.write_all(b"\x1e");
                     }
@@ -312,7 +214,7 @@ pub fn run(o: Options) -> i32 {
                     let Ok(err) = exn.get_err() else {
                         return ret;
                     };
-                    let value = err.into_val();
+                    let V(value) = err.into_val();
                     if value == Val::Null {
                         // jq 1.6 treats `error(null)` as no error at all.
                         return ret;
@@ -331,15 +233,15 @@ pub fn run(o: Options) -> i32 {
     };
 
     if o.null_input {
-        status = process(Val::Null, &mut out);
+        status = process(V::null(), &mut out);
     } else {
         loop {
             let next = (&inputs).next();
             match next {
                 None => break,
                 Some(Ok(v)) if o.stream => {
-                    for event in crate::stream::events(v) {
-                        status = process(event, &mut out);
+                    for event in crate::stream::events(v.0) {
+                        status = process(V(event), &mut out);
                     }
                     if halted.get().is_some() {
                         break;
@@ -363,7 +265,7 @@ pub fn run(o: Options) -> i32 {
     if let Some(code) = halted.get() {
         return code;
     }
-    if input_failed {
+    if input_failed.get() {
         return 2;
     }
     if status >= 10 {
