@@ -307,6 +307,18 @@ fn run(vm: &VirtualMachine, inv: &Invocation, script_source: Option<&str>) -> Py
     vm.sys_module
         .set_attr("executable", vm.ctx.new_str("/usr/bin/python3"), vm)?;
     crate::stdio::utf8_fast_path(vm)?;
+    // CPython's stderr is line-buffered even into a pipe (its stdout is not), so what a
+    // program writes to stderr, tracebacks included, comes out before its buffered stdout.
+    let stderr = vm.sys_module.get_attr("stderr", vm)?;
+    let kwargs: rustpython::vm::function::KwArgs =
+        [("line_buffering".to_owned(), vm.ctx.new_bool(true).into())]
+            .into_iter()
+            .collect();
+    vm.call_method(
+        &stderr,
+        "reconfigure",
+        rustpython::vm::function::FuncArgs::new(Vec::new(), kwargs),
+    )?;
     crate::oserror::install(vm)?;
     let scope = main_module(vm)?;
     match &inv.program {
