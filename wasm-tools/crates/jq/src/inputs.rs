@@ -179,8 +179,9 @@ impl Iterator for Stream<'_> {
 }
 
 impl Stream<'_> {
-    /// Where the file holding byte `at` begins, and its name.
+    /// Where the file holding byte `at` begins, and its name (past the end: the last file).
     fn file_at(&self, at: usize) -> (usize, Option<String>) {
+        let at = at.min(self.all.len().saturating_sub(1));
         let mut start = 0;
         for (end, name) in self.bounds {
             if at < *end {
@@ -188,12 +189,6 @@ impl Stream<'_> {
             }
             start = *end;
         }
-        let last = self.bounds.last().and_then(|(_, n)| n.clone());
-        let begin = self
-            .bounds
-            .len()
-            .checked_sub(2)
-            .map_or(0, |i| self.bounds[i].0);
-        (begin, last)
+        (start, None)
     }
 }

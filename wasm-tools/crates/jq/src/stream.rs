@@ -5,7 +5,7 @@ use jaq_json::Val;
 
 pub fn events(v: Val) -> Vec<Val> {
     let mut out = Vec::new();
-    walk(&v, &mut Vec::new(), &mut out, true);
+    walk(&v, &mut Vec::new(), &mut out);
     out
 }
 
@@ -13,7 +13,7 @@ fn path_val(path: &[Val]) -> Val {
     path.iter().cloned().collect()
 }
 
-fn walk(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>, top: bool) {
+fn walk(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>) {
     let children: Vec<(Val, &Val)> = match v {
         Val::Arr(items) if !items.is_empty() => items
             .iter()
@@ -29,12 +29,11 @@ fn walk(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>, top: bool) {
     let mut last = Val::Null;
     for (key, child) in children {
         path.push(key.clone());
-        walk(child, path, out, false);
+        walk(child, path, out);
         path.pop();
         last = key;
     }
     path.push(last);
     out.push([path_val(path)].into_iter().collect());
     path.pop();
-    let _ = top;
 }
